@@ -1,0 +1,65 @@
+// Builds the extension, the MCP server and the extension-host test suite. Flags: --production, --watch.
+import * as esbuild from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** @type {import('esbuild').BuildOptions} */
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  minify: production,
+  sourcemap: production ? false : 'linked',
+  sourcesContent: false,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+function listTests(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true })
+    .map((f) => path.join(dir, f))
+    .filter((f) => f.endsWith('.ts'));
+}
+
+const builds = [
+  {
+    ...common,
+    entryPoints: { extension: 'src/extension.ts' },
+    outdir: 'dist',
+    external: ['vscode'],
+  },
+  {
+    ...common,
+    entryPoints: { server: 'server/main.ts' },
+    outdir: 'dist',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+];
+
+// The integration suite runs inside the extension host; production packaging leaves it out.
+if (!production) {
+  builds.push({
+    ...common,
+    entryPoints: listTests('test/integration'),
+    outbase: 'test/integration',
+    outdir: 'out/test/integration',
+    external: ['vscode', 'mocha'],
+  });
+}
+
+if (watch) {
+  const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));
+  await Promise.all(contexts.map((c) => c.watch()));
+  console.log('[watch] build finished, watching for changes...');
+} else {
+  const started = Date.now();
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  fs.chmodSync('dist/server.js', 0o755);
+  console.log(`[build] ${production ? 'production' : 'development'} build in ${Date.now() - started} ms`);
+}
