@@ -1,0 +1,68 @@
+// The editor bridge contract between the extension (serves the live editor) and the MCP server (client).
+//
+// Transport: a Unix domain socket inside a private 0700 folder (a named pipe on Windows), framed by
+// vscode-jsonrpc's StreamMessageReader/StreamMessageWriter (Content-Length headers). The first request on a
+// connection must be `notesapp/authenticate` with the token; the extension closes a connection whose first
+// request is anything else or carries a wrong token.
+import { z } from 'zod';
+
+export const BRIDGE_PROTOCOL_VERSION = 1;
+
+/** Environment variables a server started by the extension receives. */
+export const BRIDGE_ENV = {
+  address: 'NOTESAPP_BRIDGE_ADDRESS',
+  token: 'NOTESAPP_BRIDGE_TOKEN',
+} as const;
+
+export const BridgeMethods = {
+  authenticate: 'notesapp/authenticate',
+  getEditorContent: 'notesapp/getEditorContent',
+  setEditorContent: 'notesapp/setEditorContent',
+  insertAtCursor: 'notesapp/insertAtCursor',
+} as const;
+
+export const authenticateParams = z.object({ token: z.string().min(1), protocolVersion: z.number().int() });
+export const authenticateResult = z.object({ ok: z.literal(true), protocolVersion: z.number().int(), workspaceFolders: z.array(z.string()) });
+
+/** The active text editor; `path` is workspace-relative POSIX when the document is inside the workspace. */
+export const editorContent = z.object({
+  content: z.string(),
+  path: z.string().nullable(),
+  uri: z.string(),
+  languageId: z.string(),
+  isDirty: z.boolean(),
+});
+export type EditorContent = z.infer<typeof editorContent>;
+
+export const setEditorContentParams = z.object({ content: z.string() });
+export const insertAtCursorParams = z.object({ content: z.string() });
+export const editResult = z.object({
+  applied: z.boolean(),
+  path: z.string().nullable(),
+  uri: z.string(),
+  /** Number of cursors the text was inserted at (insertAtCursor) or 1 (setEditorContent). */
+  edits: z.number().int(),
+});
+export type EditResult = z.infer<typeof editResult>;
+
+/** JSON-RPC error codes the bridge answers with. */
+export const BridgeErrorCodes = {
+  unauthorized: -32001,
+  noActiveEditor: -32002,
+  editRejected: -32003,
+} as const;
+
+/**
+ * Discovery file for servers started by other clients: `<config dir>/bridges/<sha256(workspace folder)>.json`,
+ * mode 0600, written on activation and removed on deactivate. A server picks the file matching its own workspace
+ * root, so two VS Code windows never cross wires.
+ */
+export const discoveryFile = z.object({
+  protocolVersion: z.number().int(),
+  address: z.string(),
+  token: z.string(),
+  workspaceFolder: z.string(),
+  pid: z.number().int(),
+  createdAt: z.string(),
+});
+export type DiscoveryFile = z.infer<typeof discoveryFile>;
