@@ -1,0 +1,65 @@
+// `npm test`: build, typecheck, lint, unit tests, extension-host tests; ends with one "N passed, N failed" line.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
+const ANSI = /\x1b\[[0-9;]*m/g;
+
+const steps = [
+  { name: 'build', cmd: process.execPath, args: ['esbuild.mjs'] },
+  { name: 'typecheck', cmd: bin('tsc'), args: ['--noEmit', '-p', 'tsconfig.json'] },
+  { name: 'lint', cmd: bin('eslint'), args: ['.'] },
+  { name: 'unit', cmd: bin('mocha'), args: [], counts: true },
+  { name: 'integration', cmd: process.execPath, args: ['test/host/run.mjs'], counts: true },
+];
+
+function runStep(step) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    console.log(`\n=== ${step.name} ===`);
+    const child = spawn(step.cmd, step.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+      process.stderr.write(d);
+    });
+    child.on('close', (code) => {
+      const plain = out.replace(ANSI, '');
+      const num = (re) => Number(plain.match(re)?.[1] ?? 0);
+      resolve({
+        ...step,
+        code,
+        seconds: (Date.now() - started) / 1000,
+        passed: num(/(\d+) passing/),
+        failed: num(/(\d+) failing/),
+        pending: num(/(\d+) pending/),
+      });
+    });
+  });
+}
+
+const results = [];
+for (const step of steps) {
+  const r = await runStep(step);
+  results.push(r);
+  // Later steps need the build; a type or lint error should not hide test results, so only a failed build stops.
+  if (r.code !== 0 && step.name === 'build') break;
+}
+
+console.log('\n=== summary ===');
+for (const r of results) {
+  const counts = r.counts ? ` — ${r.passed} passed, ${r.failed} failed${r.pending ? `, ${r.pending} pending` : ''}` : '';
+  console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name.padEnd(12)} ${r.seconds.toFixed(1).padStart(6)} s${counts}`);
+}
+const passed = results.reduce((n, r) => n + r.passed, 0);
+// A step that failed without reporting a failing test (crash, type error, lint error) counts as one failure.
+const failed = results.reduce((n, r) => n + (r.failed || (r.code !== 0 ? 1 : 0)), 0);
+const ok = results.length === steps.length && results.every((r) => r.code === 0);
+console.log(`tests: ${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);
