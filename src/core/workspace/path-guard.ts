@@ -10,9 +10,77 @@ export interface GuardedPath {
   relative: string;
 }
 
-function isInside(root: string, candidate: string, p: typeof path = path): boolean {
+/** The path flavour to reason with: `path.posix` or `path.win32` (injectable so Windows rules are testable anywhere). */
+export type PathApi = typeof path.posix;
+
+/** Symlink hops followed through dangling links before giving up (the kernel's own limit is 40). */
+const MAX_LINK_HOPS = 40;
+
+// Device names that Windows resolves to devices in any folder, with or without an extension.
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$) *(\..*)?$/i;
+
+/**
+ * True when `candidate` is `root` or below it. Compares whole path segments, so `/allowed_evil` is not inside
+ * `/allowed` (CVE-2025-53110); `path.win32.relative` compares case-insensitively as Windows does.
+ */
+export function isInside(root: string, candidate: string, p: PathApi = path): boolean {
   const rel = p.relative(root, candidate);
-  return rel === '' || (!rel.startsWith('..') && !p.isAbsolute(rel));
+  if (rel === '') return true;
+  if (p.isAbsolute(rel)) return false; // another drive on Windows
+  const first = rel.split(p.sep)[0];
+  return first !== '..';
+}
+
+/**
+ * The lexical half of the check, with no file system access: rejects what can be rejected from the string alone
+ * and returns the absolute lexical path inside one of `roots` (the first root it is inside) plus that root.
+ */
+export function resolveLexically(
+  roots: readonly string[],
+  input: string,
+  p: PathApi = path,
+): { lexical: string; base: string } {
+  if (typeof input !== 'string' || input.trim().length === 0) {
+    throw new NotesError('INVALID_ARGUMENT', 'A path is required.');
+  }
+  if (input.includes('\0')) {
+    throw new NotesError('ACCESS_DENIED', 'Access denied: the path contains a NUL byte.', { path: input });
+  }
+  const windows = p.sep === '\\';
+  // Models write Windows separators on any platform; a backslash in a note's name is not worth the ambiguity.
+  const text = windows ? input.replace(/\//g, '\\') : input.replace(/\\/g, '/');
+  if (windows) checkWindowsSyntax(input, text);
+  const lexical = p.isAbsolute(text) ? p.resolve(text) : p.resolve(roots[0], text);
+  const base = roots.find((root) => isInside(root, lexical, p));
+  if (base === undefined) throw outside(input, roots[0]);
+  return { lexical, base };
+}
+
+function checkWindowsSyntax(input: string, text: string): void {
+  const deny = (why: string): never => {
+    throw new NotesError('ACCESS_DENIED', `Access denied: "${input}" ${why}.`, { path: input });
+  };
+  // \\?\ and \\.\ reach devices and skip normalisation; UNC shares are other machines.
+  if (text.startsWith('\\\\')) deny('is a device or network path');
+  // "C:notes" is relative to drive C's current folder, not to the workspace.
+  if (/^[a-zA-Z]:(?![\\])/.test(text)) deny('is relative to a drive, not to the workspace');
+  // "\\notes" is rooted on whichever drive is current.
+  if (text.startsWith('\\')) deny('is relative to the current drive, not to the workspace');
+  const afterDrive = text.replace(/^[a-zA-Z]:/, '');
+  for (const segment of afterDrive.split('\\')) {
+    if (segment.includes(':')) deny('names an alternate data stream');
+    if (WINDOWS_RESERVED.test(segment.replace(/[. ]+$/, ''))) deny(`uses the reserved device name "${segment}"`);
+    // Windows drops trailing dots and spaces, so "..." or ".. " would name the parent folder.
+    if (segment !== '.' && segment !== '..' && /^[. ]+$/.test(segment)) deny('has a segment made only of dots and spaces');
+  }
+}
+
+function outside(input: string, root: string, why?: string): NotesError {
+  return new NotesError(
+    'ACCESS_DENIED',
+    `Access denied: "${input}" is outside the workspace${why ? ` (${why})` : ''}. Only files inside ${root} can be used.`,
+    { path: input },
+  );
 }
 
 export class PathGuard {
@@ -38,25 +106,17 @@ export class PathGuard {
 
   /**
    * Resolves a relative or absolute path. The lexical path must be inside the workspace, and so must its real
-   * path: of the file itself when it exists, else of its nearest existing parent (so a write cannot go through a
-   * symlinked folder that points outside).
+   * path: of the file itself when it exists, else of its nearest existing parent, following dangling symlinks
+   * (so a write cannot go through a link that points outside, CVE-2025-53109).
    */
   async resolve(input: string): Promise<GuardedPath> {
-    if (typeof input !== 'string' || input.length === 0) {
-      throw new NotesError('INVALID_ARGUMENT', 'A path is required.');
-    }
-    if (input.includes('\0')) throw new NotesError('ACCESS_DENIED', 'Path contains a NUL byte.');
-    const normalisedInput = path.sep === '\\' ? input : input.replace(/\\/g, '/');
-    const lexical = path.isAbsolute(normalisedInput)
-      ? path.resolve(normalisedInput)
-      : path.resolve(this.realRoot, normalisedInput);
-    // Absolute paths may name the workspace through its unresolved path or its real path.
-    const base = isInside(this.realRoot, lexical) ? this.realRoot : isInside(this.root, lexical) ? this.root : undefined;
-    if (base === undefined) throw this.outside(input);
-    const real = await this.realPathOfNearest(lexical);
-    if (!isInside(this.realRoot, real)) throw this.outside(input, 'it leads through a symbolic link');
-    const relative = path.relative(base, lexical).split(path.sep).join('/');
-    return { absolute: path.join(this.realRoot, relative), relative };
+    // The real root is tried first so that a path given through it maps onto itself.
+    const { lexical, base } = resolveLexically([this.realRoot, this.root], input);
+    const relative = path.relative(base, lexical);
+    const absolute = relative === '' ? this.realRoot : path.join(this.realRoot, relative);
+    const real = await this.realPathOfNearest(absolute, input);
+    if (!isInside(this.realRoot, real)) throw outside(input, this.root, 'it leads through a symbolic link');
+    return { absolute, relative: relative.split(path.sep).join('/') };
   }
 
   /** Workspace-relative POSIX form of an absolute path inside the workspace. */
@@ -64,39 +124,45 @@ export class PathGuard {
     return path.relative(this.realRoot, absolute).split(path.sep).join('/');
   }
 
-  private async realPathOfNearest(p: string): Promise<string> {
+  /** Real path of `p`, or of its nearest existing ancestor with the missing tail appended. */
+  private async realPathOfNearest(p: string, input: string, hops = 0): Promise<string> {
+    if (hops > MAX_LINK_HOPS) throw outside(input, this.root, 'it leads through too many symbolic links');
     let current = p;
-    const rest: string[] = [];
+    const missing: string[] = [];
     for (;;) {
       try {
         const real = await fs.realpath(current);
-        return rest.length ? path.join(real, ...rest.reverse()) : real;
+        return missing.length ? path.join(real, ...[...missing].reverse()) : real;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-        // A dangling symlink must not be written through: its target may be outside.
-        try {
-          const st = await fs.lstat(current);
-          if (st.isSymbolicLink()) {
-            const target = path.resolve(path.dirname(current), await fs.readlink(current));
-            return this.realPathOfNearest(rest.length ? path.join(target, ...[...rest].reverse()) : target);
-          }
-        } catch {
-          // does not exist at all: climb
+        if (code === 'ELOOP') throw outside(input, this.root, 'it leads through a symbolic link loop');
+        if (code === 'ENAMETOOLONG') throw new NotesError('INVALID_ARGUMENT', `The path is too long: "${input}".`);
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+          throw new NotesError('ACCESS_DENIED', `Access denied: "${input}" cannot be checked (${code ?? 'error'}).`, {
+            path: input,
+          });
         }
-        const parent = path.dirname(current);
-        if (parent === current) return p;
-        rest.push(path.basename(current));
-        current = parent;
       }
+      // A dangling symlink must not be written through: its target may be outside.
+      const link = await readLinkIfAny(current);
+      if (link !== undefined) {
+        const target = path.resolve(path.dirname(current), link);
+        const rest = missing.length ? path.join(target, ...[...missing].reverse()) : target;
+        return this.realPathOfNearest(rest, input, hops + 1);
+      }
+      const parent = path.dirname(current);
+      if (parent === current) return p;
+      missing.push(path.basename(current));
+      current = parent;
     }
   }
+}
 
-  private outside(input: string, why?: string): NotesError {
-    return new NotesError(
-      'ACCESS_DENIED',
-      `Access denied: "${input}" is outside the workspace${why ? ` (${why})` : ''}. Only files inside ${this.root} can be used.`,
-      { path: input },
-    );
+async function readLinkIfAny(p: string): Promise<string | undefined> {
+  try {
+    const st = await fs.lstat(p);
+    return st.isSymbolicLink() ? await fs.readlink(p) : undefined;
+  } catch {
+    return undefined; // does not exist at all
   }
 }
