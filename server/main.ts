@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFilePath } from '../src/core/config/paths';
-import { configSchema, defaultConfig, type NotesConfig } from '../src/core/config/schema';
+import { loadConfigFile } from '../src/core/config/load';
+import { type NotesConfig } from '../src/core/config/schema';
 import { createNotesServer } from './server';
 import { SERVER_NAME, SERVER_VERSION } from './version';
 
@@ -21,20 +22,11 @@ function log(level: string, message: string): void {
 }
 
 function loadConfig(file: string): NotesConfig {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return defaultConfig();
-  }
-  try {
-    const parsed = configSchema.safeParse(JSON.parse(text));
-    if (parsed.success) return parsed.data;
-    log('error', `Configuration ${file} is invalid, using defaults: ${parsed.error.message}`);
-  } catch (err) {
-    log('error', `Configuration ${file} is not valid JSON, using defaults: ${(err as Error).message}`);
-  }
-  return defaultConfig();
+  // Same reading as the extension: migrated in memory, invalid fields defaulted; the server never writes the file.
+  const { config, problems, migrated } = loadConfigFile(file);
+  if (migrated) log('info', `Configuration ${file} is of an older version; migrated in memory`);
+  if (problems.length) log('error', `Configuration ${file} is invalid; using defaults for:\n  ${problems.join('\n  ')}`);
+  return config;
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {

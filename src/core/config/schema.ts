@@ -16,7 +16,7 @@ export const accelerator = z
   );
 
 export const editorSchema = z
-  .object({
+  .strictObject({
     fontSize: z.number().min(10).max(32).default(16).describe('Editor font size in pixels (10 to 32).'),
     fontFamily: z
       .string()
@@ -47,10 +47,10 @@ export const editorSchema = z
   .describe('Editor fonts, behaviour and markdown features.');
 
 export const customThemeSchema = z
-  .object({
+  .strictObject({
     name: z.string().min(1).describe('Name of the custom theme.'),
     colors: z
-      .object({
+      .strictObject({
         background: hexColor.describe('Main background.'),
         foreground: hexColor.describe('Main text.'),
         primary: hexColor.describe('Primary accent color.'),
@@ -64,7 +64,7 @@ export const customThemeSchema = z
       .default({})
       .describe('Interface colors, #rrggbb.'),
     syntax: z
-      .object({
+      .strictObject({
         keyword: hexColor,
         string: hexColor,
         comment: hexColor,
@@ -78,7 +78,7 @@ export const customThemeSchema = z
   .describe('Used when theme is "custom".');
 
 export const workspaceSchema = z
-  .object({
+  .strictObject({
     defaultPath: z.string().default('').describe('Default workspace folder; empty means none.'),
     recentWorkspaces: z.array(z.string()).default([]).describe('Recently opened workspace folders, newest first.'),
     maxRecentWorkspaces: z.number().int().min(0).max(100).default(10).describe('How many recent workspaces are remembered.'),
@@ -88,7 +88,7 @@ export const workspaceSchema = z
   .describe('Workspace folders.');
 
 export const filesSchema = z
-  .object({
+  .strictObject({
     defaultNewFileTemplate: z
       .string()
       .default('# {title}\n\n')
@@ -108,7 +108,7 @@ export const filesSchema = z
   .describe('Files in the workspace.');
 
 export const searchSchema = z
-  .object({
+  .strictObject({
     caseSensitive: flag('Match case by default.', false),
     wholeWord: flag('Match whole words only by default.', false),
     useRegex: flag('Treat queries as regular expressions by default.', false),
@@ -122,17 +122,17 @@ export const searchSchema = z
   .describe('Search defaults.');
 
 export const pluginsSchema = z
-  .object({
+  .strictObject({
     enabled: z.array(z.string()).default([]).describe('Names of enabled plugins.'),
     settings: z
-      .record(z.string(), z.record(z.string(), z.unknown()))
+      .record(z.string().min(1), z.record(z.string(), z.unknown()))
       .default({})
       .describe('Settings per plugin name; free keys (secrets such as apiKey are never logged or exposed).'),
   })
   .describe('Plugins.');
 
 export const mailSchema = z
-  .object({
+  .strictObject({
     enabled: flag('Enable the email integration.', false),
     syncInterval: millis('Interval between mail syncs, in milliseconds.', 300000),
     maxEmailsPerSync: z.number().int().min(1).max(10000).default(50).describe('Maximum emails fetched per sync.'),
@@ -145,12 +145,12 @@ export const mailSchema = z
   .describe('Email integration.');
 
 export const mcpSchema = z
-  .object({
+  .strictObject({
     enabled: flag('Enable the MCP server.', true),
     port: z.number().int().min(1).max(65535).default(3456).describe('Server port (reported in the status record; the transport is stdio).'),
     autoStart: flag('Start the MCP server when the application launches.', true),
     tools: z
-      .object({
+      .strictObject({
         fileOperations: flag('File tools: read_file, write_file, list_files, create_file, delete_file, and the note and workspace tools.', true),
         search: flag('Search tools: search_files.', true),
         editor: flag('Editor tools: get_editor_content, set_editor_content, insert_at_cursor.', true),
@@ -162,7 +162,7 @@ export const mcpSchema = z
   .describe('Local MCP server.');
 
 export const uiSchema = z
-  .object({
+  .strictObject({
     sidebarWidth: z.number().int().min(100).max(1000).default(260).describe('Sidebar width in pixels.'),
     sidebarPosition: z.enum(['left', 'right']).default('left').describe('Side of the sidebar.'),
     showStatusBar: flag('Show the status bar.', true),
@@ -178,7 +178,7 @@ export const uiSchema = z
   .describe('User interface.');
 
 export const performanceSchema = z
-  .object({
+  .strictObject({
     maxOpenTabs: z.number().int().min(1).max(1000).default(20).describe('Maximum open tabs.'),
     lazyLoadFiles: flag('Load file contents on demand.', true),
     virtualScrolling: flag('Virtual scrolling for long lists.', true),
@@ -188,7 +188,7 @@ export const performanceSchema = z
   .describe('Performance.');
 
 export const securitySchema = z
-  .object({
+  .strictObject({
     allowExternalImages: flag('Load images from the internet in the preview.', true),
     allowExternalLinks: flag('Open external links.', true),
     sandboxPlugins: flag('Run plugins in a sandbox with memory and CPU limits.', true),
@@ -198,7 +198,7 @@ export const securitySchema = z
   .describe('Security.');
 
 export const developmentSchema = z
-  .object({
+  .strictObject({
     devTools: flag('Developer tools.', false),
     debugLogging: flag('Verbose logs.', false),
     showPerformanceMetrics: flag('Show performance metrics.', false),
@@ -207,8 +207,12 @@ export const developmentSchema = z
   .describe('Development.');
 
 export const configSchema = z
-  .object({
-    version: z.string().default(CONFIG_VERSION).describe('Configuration version; older files are migrated automatically.'),
+  .strictObject({
+    version: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+$/, 'must be a version such as 1.1.0')
+      .default(CONFIG_VERSION)
+      .describe('Configuration version; older files are migrated automatically.'),
     theme: z.enum(['light', 'dark', 'system', 'custom']).default('system').describe('Color theme; system follows the OS.'),
     customTheme: customThemeSchema.nullable().default(null),
     editor: editorSchema.default(() => editorSchema.parse({})),
@@ -226,7 +230,7 @@ export const configSchema = z
     files: filesSchema.default(() => filesSchema.parse({})),
     search: searchSchema.default(() => searchSchema.parse({})),
     integrations: z
-      .object({
+      .strictObject({
         mail: mailSchema.default(() => mailSchema.parse({})),
         mcp: mcpSchema.default(() => mcpSchema.parse({})),
       })

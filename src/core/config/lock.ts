@@ -1,0 +1,39 @@
+// An advisory lock file beside config.json so that writers in different processes take turns.
+import fs from 'node:fs/promises';
+
+export interface LockOptions {
+  /** Give up after this long (ms). */
+  timeout?: number;
+  /** A lock older than this (ms) was left by a crashed process and is taken over. */
+  stale?: number;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs `fn` while holding `${file}.lock` (created with O_EXCL). */
+export async function withFileLock<T>(file: string, fn: () => Promise<T>, { timeout = 5000, stale = 10000 }: LockOptions = {}): Promise<T> {
+  const lock = `${file}.lock`;
+  const started = Date.now();
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      const handle = await fs.open(lock, 'wx');
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const stat = await fs.stat(lock).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > stale) {
+        await fs.rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() - started > timeout) throw new Error(`configuration is locked by another process (${lock}); try again`);
+      await delay(wait);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.rm(lock, { force: true });
+  }
+}

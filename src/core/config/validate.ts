@@ -1,0 +1,65 @@
+// Validation with field-level recovery: invalid fields fall back to their defaults, valid ones are kept.
+import type { z } from 'zod';
+import { isPlainObject } from './merge';
+import { configSchema, defaultConfig, type NotesConfig } from './schema';
+
+export interface ValidationResult {
+  config: NotesConfig;
+  /** One line per field that was dropped, e.g. `editor.fontSize: Too big: expected number to be <=32 (default used)`. */
+  problems: string[];
+}
+
+function describePath(path: readonly PropertyKey[]): string {
+  return path.length ? path.map(String).join('.') : '(root)';
+}
+
+/**
+ * Removes the value at `path`. Array items are not removed one by one: the whole array goes (an array
+ * with a bad item is defaulted as a whole, so that positions never shift silently). When nothing is
+ * there (a required field is missing) the parent object goes instead. Returns false when the root
+ * itself would have to go.
+ */
+function removeAt(root: Record<string, unknown>, path: readonly PropertyKey[]): boolean {
+  const arrayAt = path.findIndex((p) => typeof p === 'number');
+  let target = arrayAt >= 0 ? path.slice(0, arrayAt) : [...path];
+  for (;;) {
+    if (target.length === 0) return false;
+    const parent = target.slice(0, -1).reduce<unknown>((node, key) => (isPlainObject(node) ? node[String(key)] : undefined), root);
+    const key = String(target[target.length - 1]);
+    if (isPlainObject(parent) && key in parent) {
+      delete parent[key];
+      return true;
+    }
+    target = target.slice(0, -1);
+  }
+}
+
+/**
+ * Validates a (migrated) raw object against the schema. Decision for a partially invalid file: every
+ * invalid field, unknown key or malformed entry is dropped and takes its default, everything valid
+ * is kept. A file whose root is not an object gives the full defaults.
+ */
+export function validateConfig(raw: unknown): ValidationResult {
+  if (!isPlainObject(raw)) {
+    return { config: defaultConfig(), problems: [`(root): expected a JSON object, got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw} (defaults used)`] };
+  }
+  const candidate = structuredClone(raw);
+  const problems: string[] = [];
+  // Each round removes at least one value, so the loop ends; the bound is a guard against surprises.
+  for (let round = 0; round < 1000; round++) {
+    const result = configSchema.safeParse(candidate);
+    if (result.success) return { config: result.data, problems };
+    for (const issue of result.error.issues as z.core.$ZodIssue[]) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) {
+          removeAt(candidate, [...issue.path, key]);
+          problems.push(`${describePath([...issue.path, key])}: unknown setting (ignored)`);
+        }
+        continue;
+      }
+      problems.push(`${describePath(issue.path)}: ${issue.message} (default used)`);
+      if (!removeAt(candidate, issue.path)) return { config: defaultConfig(), problems };
+    }
+  }
+  return { config: defaultConfig(), problems: [...problems, '(root): could not be repaired (defaults used)'] };
+}
