@@ -184,7 +184,7 @@ export async function runBrowserHosted({ testsIndex, log = (line) => process.std
   } catch (err) {
     if (page) await saveScreenshot(page, screenshotPath, log);
     const tail = server.output().split('\n').slice(-30).join('\n');
-    throw new Error(`${err.message}\n--- code-server output (last lines) ---\n${tail}`);
+    throw new Error(`${err.message}\n--- code-server output (last lines) ---\n${tail}`, { cause: err });
   } finally {
     if (browser) await browser.close().catch(() => {});
     server.stop();

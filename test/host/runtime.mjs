@@ -83,6 +83,7 @@ export function ensureRuntime(log = (m) => console.log(`[runtime] ${m}`)) {
     throw new Error(
       `Installing the extension-host runtime failed: ${err.message}\n` +
         'It needs the npm registry and Debian packages libkrb5-dev, build-essential, pkg-config and python3.',
+      { cause: err },
     );
   }
   log(`installed in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -1,0 +1,63 @@
+// `npm start`: build, then open the demo notes workspace in VS Code with the extension loaded — desktop `code`
+// when it is on PATH, otherwise the browser-hosted VS Code server on 127.0.0.1 (prints the URL to open).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureRuntime } from './runtime.mjs';
+import { repoRoot } from './workspace.mjs';
+
+const demoSource = path.join(repoRoot, 'media', 'demo-notes');
+// A working copy, so that playing with the demo never changes the repository's demo notes.
+const demo = path.join(repoRoot, '.demo-workspace');
+
+const build = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+if (!fs.existsSync(demo) || process.argv.includes('--fresh')) {
+  fs.rmSync(demo, { recursive: true, force: true });
+  fs.cpSync(demoSource, demo, { recursive: true });
+  console.log(`[start] demo notes copied to ${path.relative(repoRoot, demo)}/ (npm start -- --fresh resets it)`);
+}
+
+function onPath(cmd) {
+  const r = spawnSync(process.platform === 'win32' ? 'where' : 'which', [cmd], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() !== '';
+}
+
+if (onPath('code') && !process.argv.includes('--browser')) {
+  console.log('[start] opening the demo notes in desktop VS Code');
+  const r = spawnSync('code', ['--new-window', `--extensionDevelopmentPath=${repoRoot}`, demo], { stdio: 'inherit', shell: process.platform === 'win32' });
+  process.exit(r.status ?? 0);
+}
+
+const runtime = ensureRuntime();
+const port = Number(process.env.PORT || 8080);
+const dataDir = path.join(repoRoot, '.demo-workspace-vscode');
+const args = [
+  runtime.codeServerEntry,
+  '--auth', 'none',
+  '--bind-addr', `127.0.0.1:${port}`,
+  '--disable-telemetry',
+  '--disable-update-check',
+  '--disable-workspace-trust',
+  '--vscode-option', 'enable-smoke-test-driver',
+  '--user-data-dir', path.join(dataDir, 'user-data'),
+  '--extensions-dir', path.join(dataDir, 'extensions'),
+  demo,
+];
+const payload = [['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${repoRoot}`], ['skipWelcome', 'true']];
+const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(demo)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
+const child = spawn(runtime.nodeBin, args, {
+  cwd: repoRoot,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, EXTENSIONS_GALLERY: JSON.stringify({ serviceUrl: 'http://127.0.0.1:9/gallery' }) },
+});
+child.stdout.on('data', (d) => {
+  process.stdout.write(d);
+  if (d.toString().includes('HTTP server listening')) {
+    console.log(`\n[start] VS Code with the notes extension is ready. Open this URL in a browser:\n\n  ${url}\n\n[start] Ctrl+C stops it.`);
+  }
+});
+const stop = () => child.kill('SIGTERM');
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+child.on('exit', (code) => process.exit(code ?? 0));
