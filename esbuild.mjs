@@ -42,8 +42,10 @@ const builds = [
   },
 ];
 
-// The integration suite runs inside the extension host; production packaging leaves it out.
+// The integration suite runs inside the extension host; production packaging leaves it out. The output folder is
+// emptied first so that a deleted test never lingers as a stale compiled file.
 if (!production) {
+  fs.rmSync('out/test/integration', { recursive: true, force: true });
   builds.push({
     ...common,
     entryPoints: listTests('test/integration'),
