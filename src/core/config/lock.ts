@@ -1,5 +1,6 @@
 // An advisory lock file beside config.json so that writers in different processes take turns.
 import fs from 'node:fs/promises';
+import path from 'node:path';
 
 export interface LockOptions {
   /** Give up after this long (ms). */
@@ -14,6 +15,7 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function withFileLock<T>(file: string, fn: () => Promise<T>, { timeout = 5000, stale = 10000 }: LockOptions = {}): Promise<T> {
   const lock = `${file}.lock`;
   const started = Date.now();
+  await fs.mkdir(path.dirname(lock), { recursive: true });
   for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
     try {
       const handle = await fs.open(lock, 'wx');
@@ -27,7 +29,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, { time
         await fs.rm(lock, { force: true });
         continue;
       }
-      if (Date.now() - started > timeout) throw new Error(`configuration is locked by another process (${lock}); try again`);
+      if (Date.now() - started > timeout) throw new Error(`configuration is locked by another process (${lock}); try again`, { cause: err });
       await delay(wait);
     }
   }

@@ -1,0 +1,162 @@
+// Invalid config files: reasons logged, byte-for-byte backup beside the file, defaults in memory (spec 3).
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { loadConfigFile } from '../../../src/core/config/load';
+import { defaultConfig } from '../../../src/core/config/schema';
+import { ConfigStore, type ConfigReport } from '../../../src/core/config/store';
+import { backupsIn, readJson, recordingLogger, tempConfigDir } from './helpers';
+
+describe('config recovery from an invalid file', () => {
+  let tmp: ReturnType<typeof tempConfigDir>;
+  beforeEach(() => (tmp = tempConfigDir()));
+  afterEach(() => tmp.cleanup());
+
+  it('bad JSON: logs why, backs it up byte for byte, uses the defaults and leaves the file for the user to fix', async () => {
+    // A BOM-less file with odd bytes (CRLF, non-ASCII, trailing comma) must come back exactly.
+    const original = Buffer.from('{\r\n  "theme": "dark",\r\n  "editor": { "fontFamily": "Noto Sans – ünïcode" },\r\n}\r\n', 'utf8');
+    fs.writeFileSync(tmp.file, original);
+    const logger = recordingLogger();
+    const reports: ConfigReport[] = [];
+    const store = new ConfigStore({ file: tmp.file, logger, onInvalid: (r) => reports.push(r) });
+
+    assert.deepEqual(await store.readConfig(), defaultConfig());
+    const backups = backupsIn(tmp.dir);
+    assert.equal(backups.length, 1);
+    assert.match(backups[0], /^config\.json\.invalid-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z\.bak$/);
+    assert.ok(fs.readFileSync(`${tmp.dir}/${backups[0]}`).equals(original), 'the backup has the original bytes');
+    assert.ok(fs.readFileSync(tmp.file).equals(original), 'the invalid file itself is not touched');
+    assert.equal(logger.lines.length, 1);
+    assert.match(logger.lines[0], /^error Configuration .* is invalid/);
+    assert.match(logger.lines[0], /not valid JSON/);
+    assert.equal(reports.length, 1);
+    assert.equal(reports[0].backupPath, `${tmp.dir}/${backups[0]}`);
+  });
+
+  it('reading the same invalid file again neither adds a backup nor repeats the report', async () => {
+    fs.writeFileSync(tmp.file, '[1, 2]');
+    const reports: ConfigReport[] = [];
+    const store = new ConfigStore({ file: tmp.file, onInvalid: (r) => reports.push(r) });
+    await store.readConfig();
+    await store.readConfig();
+    await new ConfigStore({ file: tmp.file }).readConfig();
+    assert.equal(backupsIn(tmp.dir).length, 1);
+    assert.equal(reports.length, 1);
+  });
+
+  it('a different invalid content gets a new backup; the earlier one is never overwritten', async () => {
+    const store = new ConfigStore({ file: tmp.file });
+    fs.writeFileSync(tmp.file, '{"editor": {"fontSize": 99}}');
+    await store.readConfig();
+    const [first] = backupsIn(tmp.dir);
+    const firstBytes = fs.readFileSync(`${tmp.dir}/${first}`);
+    fs.writeFileSync(tmp.file, '{"editor": {"fontSize": 100}}');
+    await store.readConfig();
+    const after = backupsIn(tmp.dir);
+    assert.equal(after.length, 2);
+    assert.ok(after.includes(first));
+    assert.ok(fs.readFileSync(`${tmp.dir}/${first}`).equals(firstBytes));
+    const second = after.find((n) => n !== first)!;
+    assert.equal(fs.readFileSync(`${tmp.dir}/${second}`, 'utf8'), '{"editor": {"fontSize": 100}}');
+  });
+
+  it('two backups within the same millisecond get distinct names', async () => {
+    const { writeBackup } = await import('../../../src/core/config/backup');
+    const when = new Date('2026-01-02T03:04:05.678Z');
+    const a = writeBackup(tmp.file, 'invalid', Buffer.from('a'), when);
+    const b = writeBackup(tmp.file, 'invalid', Buffer.from('b'), when);
+    assert.notEqual(a.path, b.path);
+    assert.equal(fs.readFileSync(a.path, 'utf8'), 'a');
+    assert.equal(fs.readFileSync(b.path, 'utf8'), 'b');
+  });
+
+  it('an update after recovery writes a valid file; the invalid one stays in its backup', async () => {
+    const original = '{"theme": "purple", "editor": {"fontSize": 20}}';
+    fs.writeFileSync(tmp.file, original);
+    const store = new ConfigStore({ file: tmp.file });
+    await store.updateConfig({ ui: { showStatusBar: false } });
+    const onDisk = readJson(tmp.file) as { theme: string; editor: { fontSize: number }; ui: { showStatusBar: boolean } };
+    assert.equal(onDisk.theme, 'system', 'the invalid value was replaced by its default');
+    assert.equal(onDisk.editor.fontSize, 20, 'the valid value was kept');
+    assert.equal(onDisk.ui.showStatusBar, false);
+    const backups = backupsIn(tmp.dir);
+    assert.equal(backups.length, 1);
+    assert.equal(fs.readFileSync(`${tmp.dir}/${backups[0]}`, 'utf8'), original);
+  });
+
+  describe('partial invalidity: invalid fields default, valid ones are kept', () => {
+    it('keeps valid fields of the same and of other sections', () => {
+      fs.writeFileSync(
+        tmp.file,
+        JSON.stringify({
+          version: '1.1.0',
+          theme: 'dark',
+          editor: { fontSize: 99, lineHeight: 2, fontFamily: 'Georgia' },
+          ui: { sidebarPosition: 'top', showStatusBar: false },
+          integrations: { mcp: { port: 4000, tools: { ai: 'no', search: false } } },
+        }),
+      );
+      const { config, problems } = loadConfigFile(tmp.file);
+      assert.equal(config.theme, 'dark');
+      assert.equal(config.editor.fontSize, 16, 'out of range -> default');
+      assert.equal(config.editor.lineHeight, 2);
+      assert.equal(config.editor.fontFamily, 'Georgia');
+      assert.equal(config.ui.sidebarPosition, 'left');
+      assert.equal(config.ui.showStatusBar, false);
+      assert.equal(config.integrations.mcp.port, 4000);
+      assert.equal(config.integrations.mcp.tools.ai, true);
+      assert.equal(config.integrations.mcp.tools.search, false);
+      assert.equal(problems.length, 3);
+      assert.ok(problems.some((p) => p.startsWith('editor.fontSize: ') && p.includes('32')));
+      assert.ok(problems.some((p) => p.startsWith('ui.sidebarPosition: ')));
+      assert.ok(problems.some((p) => p.startsWith('integrations.mcp.tools.ai: ')));
+    });
+
+    it('drops unknown keys with a reason, keeps the rest', () => {
+      fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', editor: { fontsize: 20, tabSize: 4 }, colour: 'red' }));
+      const { config, problems } = loadConfigFile(tmp.file);
+      assert.equal(config.editor.tabSize, 4);
+      assert.deepEqual(problems.sort(), ['colour: unknown setting (ignored)', 'editor.fontsize: unknown setting (ignored)']);
+    });
+
+    it('an array with a bad item takes its default as a whole; a section of the wrong type takes its defaults', () => {
+      fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', files: { excludePatterns: ['a', 3], showHiddenFiles: true }, search: 'fast' }));
+      const { config, problems } = loadConfigFile(tmp.file);
+      assert.deepEqual(config.files.excludePatterns, defaultConfig().files.excludePatterns);
+      assert.equal(config.files.showHiddenFiles, true);
+      assert.deepEqual(config.search, defaultConfig().search);
+      assert.equal(problems.length, 2);
+    });
+
+    it('a custom theme missing its name goes as a whole; a bad color goes alone; a bad shortcut goes alone', () => {
+      fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', customTheme: { colors: { background: '#000000' } } }));
+      assert.equal(loadConfigFile(tmp.file).config.customTheme, null);
+      fs.writeFileSync(
+        tmp.file,
+        JSON.stringify({ version: '1.1.0', customTheme: { name: 'Night', colors: { background: 'black', foreground: '#eeeeee' } }, shortcuts: { 'new-file': 'Ctrl+Alt+N', 'save-file': 'Hyper+S' } }),
+      );
+      const { config } = loadConfigFile(tmp.file);
+      assert.deepEqual(config.customTheme, { name: 'Night', colors: { foreground: '#eeeeee' }, syntax: {} });
+      assert.deepEqual(config.shortcuts, { 'new-file': 'Ctrl+Alt+N' });
+    });
+
+    it('a root that is not an object gives the full defaults', () => {
+      for (const text of ['null', '"text"', '42', '[]']) {
+        fs.writeFileSync(tmp.file, text);
+        const { config, problems } = loadConfigFile(tmp.file);
+        assert.deepEqual(config, defaultConfig());
+        assert.equal(problems.length, 1);
+      }
+    });
+  });
+
+  it('loadConfigFile never writes: no backup, no migration written, no lock', () => {
+    fs.writeFileSync(tmp.file, '{"fontSize": 99, "broken": ');
+    loadConfigFile(tmp.file);
+    fs.writeFileSync(tmp.file, '{"fontSize": 20}');
+    const { config, migrated } = loadConfigFile(tmp.file);
+    assert.equal(migrated, true);
+    assert.equal(config.editor.fontSize, 20);
+    assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json']);
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), '{"fontSize": 20}');
+  });
+});
