@@ -1,6 +1,7 @@
 // Invalid config files: reasons logged, byte-for-byte backup beside the file, defaults in memory (spec 3).
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { writeBackup } from '../../../src/core/config/backup';
 import { loadConfigFile } from '../../../src/core/config/load';
 import { defaultConfig } from '../../../src/core/config/schema';
 import { ConfigStore, type ConfigReport } from '../../../src/core/config/store';
@@ -59,8 +60,7 @@ describe('config recovery from an invalid file', () => {
     assert.equal(fs.readFileSync(`${tmp.dir}/${second}`, 'utf8'), '{"editor": {"fontSize": 100}}');
   });
 
-  it('two backups within the same millisecond get distinct names', async () => {
-    const { writeBackup } = await import('../../../src/core/config/backup');
+  it('two backups within the same millisecond get distinct names', () => {
     const when = new Date('2026-01-02T03:04:05.678Z');
     const a = writeBackup(tmp.file, 'invalid', Buffer.from('a'), when);
     const b = writeBackup(tmp.file, 'invalid', Buffer.from('b'), when);

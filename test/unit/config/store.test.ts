@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { isNotesError } from '../../../src/core/errors';
 import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
 import { ConfigStore } from '../../../src/core/config/store';
-import { backupsIn, readJson, recordingLogger, tempConfigDir } from './helpers';
+import { backupsIn, readJson, tempConfigDir } from './helpers';
 
 describe('config store', () => {
   let tmp: ReturnType<typeof tempConfigDir>;
