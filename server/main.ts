@@ -1,12 +1,15 @@
 // Process entry: argv/env -> configuration and workspace -> createNotesServer -> stdio transport.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { configFilePath } from '../src/core/config/paths';
+import { configFilePath, logDir } from '../src/core/config/paths';
 import { loadConfigFile } from '../src/core/config/load';
 import { type NotesConfig } from '../src/core/config/schema';
+import { limitsFromFlags, type ServerLimits } from './limits';
+import { collectSecrets, Logger, type LogLevel } from './logger';
 import { createNotesServer } from './server';
+import { registerTestHooks, testHooksEnabled } from './test-hooks';
+import { HardenedStdioTransport } from './transport';
 import { SERVER_NAME, SERVER_VERSION } from './version';
 
 const USAGE = `Usage: notesapp-mcp [--workspace DIR] [--config PATH]
@@ -14,11 +17,16 @@ const USAGE = `Usage: notesapp-mcp [--workspace DIR] [--config PATH]
 MCP server for a folder of notes, speaking JSON-RPC 2.0 over stdio.
   --workspace DIR   notes folder (else NOTESAPP_WORKSPACE, else workspace.defaultPath, else the current directory)
   --config PATH     config.json (else NOTESAPP_CONFIG_PATH, else the platform path)
+  --rate-limit N    requests per minute (default 100; raise for benchmarks only)
+  --timeout-ms N    operation timeout in milliseconds (default 30000; raise for benchmarks only)
   --version         print the version and exit
   --help            print this text and exit`;
 
-function log(level: string, message: string): void {
-  process.stderr.write(`[${new Date().toISOString()}] [${level}] ${message}\n`);
+// stderr plus ~/.notesapp/logs/mcp-server.log; created on first use so --help and --version touch no file.
+let logger: Logger | undefined;
+const getLogger = (): Logger => (logger ??= new Logger({ file: path.join(logDir(), 'mcp-server.log') }));
+function log(level: LogLevel, message: string): void {
+  getLogger().log(level, message);
 }
 
 function loadConfig(file: string): NotesConfig {
@@ -39,6 +47,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
         config: { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
+        'rate-limit': { type: 'string' },
+        'timeout-ms': { type: 'string' },
       },
       strict: true,
     }).values;
@@ -54,8 +64,17 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`${SERVER_NAME} ${SERVER_VERSION}\n`);
     return 0;
   }
+  let limits: ServerLimits;
+  try {
+    limits = limitsFromFlags(args, process.env, testHooksEnabled());
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
   const configPath = path.resolve(args.config ?? configFilePath());
   const config = loadConfig(configPath);
+  getLogger().addSecrets(collectSecrets(config));
+  if (config.development.debugLogging) getLogger().setLevel('debug');
   const workspaceRoot = path.resolve(
     args.workspace ?? process.env.NOTESAPP_WORKSPACE ?? (config.workspace.defaultPath || process.cwd()),
   );
@@ -64,7 +83,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     return 1;
   }
   const server = createNotesServer({ workspaceRoot, config, configPath, log });
-  await server.connect(new StdioServerTransport());
+  if (testHooksEnabled()) registerTestHooks(server, log);
+  await server.connect(new HardenedStdioTransport({ limits, log }));
   log('info', `${SERVER_NAME} ${SERVER_VERSION} serving ${workspaceRoot} over stdio`);
   return -1; // keep running until stdin closes
 }

@@ -1,0 +1,144 @@
+// Server diagnostics: stderr plus a size-bounded, rotated log file; never stdout (stdout carries only protocol).
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Keys whose values are never written to a log, wherever they appear. */
+const SECRET_KEY = /(api[-_]?key|token|secret|passw(or)?d|credential|authori[sz]ation|cookie|private[-_]?key)/i;
+const REDACTED = '[redacted]';
+
+export interface LoggerOptions {
+  /** Log file (rotated at `maxBytes`); null for stderr only. */
+  file: string | null;
+  level?: LogLevel;
+  /** Size at which the file is rotated (default 5 MiB). */
+  maxBytes?: number;
+  /** Rotated files kept beside the current one: mcp-server.log.1 .. .N (default 3). */
+  maxFiles?: number;
+  /** Where human-readable lines go besides the file; stderr by default. */
+  stderr?: { write(text: string): unknown };
+  /** Known secret values (e.g. plugin settings) to mask wherever they appear in a message. */
+  secrets?: readonly string[];
+}
+
+export type LogFn = (level: LogLevel, message: string, fields?: Record<string, unknown>) => void;
+
+export class Logger {
+  private fd: number | undefined;
+  private size = 0;
+  private secrets: string[] = [];
+  private level: LogLevel;
+  private readonly maxBytes: number;
+  private readonly maxFiles: number;
+  private readonly stderr: { write(text: string): unknown };
+
+  constructor(private readonly options: LoggerOptions) {
+    this.level = options.level ?? 'info';
+    this.maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
+    this.maxFiles = options.maxFiles ?? 3;
+    this.stderr = options.stderr ?? process.stderr;
+    this.addSecrets(options.secrets ?? []);
+    if (options.file) this.open(options.file);
+  }
+
+  /** Masks these values from now on (known once the configuration is read). */
+  addSecrets(values: readonly string[]): void {
+    // Longest first, so a secret containing another is masked whole.
+    this.secrets = [...new Set([...this.secrets, ...values])].filter((s) => s.length >= 3).sort((a, b) => b.length - a.length);
+  }
+
+  setLevel(level: LogLevel): void {
+    this.level = level;
+  }
+
+  /** Bound `log` function, convenient to hand to modules that only log. */
+  readonly log: LogFn = (level, message, fields) => {
+    if (RANK[level] < RANK[this.level]) return;
+    const extra = fields && Object.keys(fields).length > 0 ? ` ${JSON.stringify(redactFields(fields))}` : '';
+    const line = `${new Date().toISOString()} [${level}] ${this.mask(message + extra)}\n`;
+    try {
+      this.stderr.write(line);
+    } catch {
+      // a closed stderr must not take the server down
+    }
+    this.writeFile(line);
+  };
+
+  close(): void {
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private mask(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) out = out.split(secret).join(REDACTED);
+    return out;
+  }
+
+  private open(file: string): void {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      this.fd = fs.openSync(file, 'a', 0o600);
+      this.size = fs.fstatSync(this.fd).size;
+    } catch (err) {
+      this.fd = undefined;
+      this.stderr.write(`${new Date().toISOString()} [warn] cannot write the log file ${file}: ${(err as Error).message}\n`);
+    }
+  }
+
+  private writeFile(line: string): void {
+    if (this.fd === undefined || !this.options.file) return;
+    const bytes = Buffer.byteLength(line);
+    try {
+      if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate(this.options.file);
+      if (this.fd === undefined) return;
+      fs.writeSync(this.fd, line);
+      this.size += bytes;
+    } catch {
+      // a full disk loses log lines, never requests
+    }
+  }
+
+  private rotate(file: string): void {
+    this.close();
+    for (let i = this.maxFiles - 1; i >= 1; i--) {
+      if (fs.existsSync(`${file}.${i}`)) fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+    }
+    if (this.maxFiles > 0) fs.renameSync(file, `${file}.1`);
+    else fs.rmSync(file, { force: true });
+    this.open(file);
+  }
+}
+
+/** Copy of `value` with every secret-named key's value replaced. */
+export function redactFields(value: unknown, depth = 0): Record<string, unknown> {
+  const walk = (v: unknown, d: number): unknown => {
+    if (d > 8 || v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, d + 1));
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, SECRET_KEY.test(k) ? REDACTED : walk(x, d + 1)]),
+    );
+  };
+  return walk(value, depth) as Record<string, unknown>;
+}
+
+/**
+ * Secret values in a configuration: every string under a secret-named key anywhere, and every string of 8 or
+ * more characters in plugin settings (their keys are free, so any of them may be a credential).
+ */
+export function collectSecrets(config: { plugins?: { settings?: unknown } }): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown, secretKey: boolean, inPluginSettings: boolean): void => {
+    if (typeof v === 'string') {
+      if (secretKey || (inPluginSettings && v.length >= 8)) found.push(v);
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, secretKey || SECRET_KEY.test(k), inPluginSettings);
+  };
+  walk(config, false, false);
+  walk(config.plugins?.settings, false, true);
+  return found;
+}

@@ -1,0 +1,286 @@
+// The stdio transport with the spec's guarantees: every bad line gets a JSON-RPC error, limits are enforced, the
+// connection survives everything. Reading is ours; writing goes through the SDK's StdioServerTransport.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ClientRequestSchema, ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Readable, Writable } from 'node:stream';
+import { LineReader } from './line-reader';
+import {
+  payloadTooLargeError,
+  RateLimiter,
+  rateLimitedError,
+  resultTooLargeError,
+  timeoutError,
+  type JsonRpcErrorBody,
+  type ServerLimits,
+} from './limits';
+import type { LogFn } from './logger';
+
+type RequestId = string | number;
+
+export interface HardenedTransportOptions {
+  limits: ServerLimits;
+  log: LogFn;
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Clock for the rate limiter and durations; injectable for tests. */
+  now?: () => number;
+}
+
+interface InFlight {
+  method: string;
+  tool?: string;
+  started: number;
+  timer: NodeJS.Timeout;
+}
+
+export class HardenedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+
+  private readonly stdin: Readable;
+  private readonly writer: StdioServerTransport;
+  private readonly reader: LineReader;
+  private readonly limiter: RateLimiter;
+  private readonly now: () => number;
+  private readonly inFlight = new Map<RequestId, InFlight>();
+  /** Requests answered with a timeout error: their late responses are dropped. */
+  private readonly timedOut = new Set<RequestId>();
+  private sendChain: Promise<void> = Promise.resolve();
+  private closed = false;
+  private invalidCount = 0;
+  private lastInvalidLog = 0;
+
+  constructor(private readonly options: HardenedTransportOptions) {
+    this.stdin = options.stdin ?? process.stdin;
+    this.writer = new StdioServerTransport(this.stdin, options.stdout ?? process.stdout);
+    this.reader = new LineReader(options.limits.maxPayloadBytes);
+    this.now = options.now ?? Date.now;
+    this.limiter = new RateLimiter(options.limits.rateLimit, options.limits.rateWindowMs, this.now);
+  }
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onStreamError);
+    this.stdin.on('end', this.onEnd);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onStreamError);
+    this.stdin.off('end', this.onEnd);
+    for (const entry of this.inFlight.values()) clearTimeout(entry.timer);
+    this.inFlight.clear();
+    this.stdin.pause();
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    let outgoing: JSONRPCMessage = message;
+    if ('id' in message && !('method' in message)) {
+      const id = message.id as RequestId;
+      if (this.timedOut.delete(id)) return; // already answered with a timeout error
+      const size = Buffer.byteLength(JSON.stringify(message));
+      if (size > this.options.limits.maxPayloadBytes) {
+        outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size));
+      }
+      this.finish(id, outgoing);
+    } else if (Buffer.byteLength(JSON.stringify(message)) > this.options.limits.maxPayloadBytes) {
+      this.options.log('error', `dropped an outgoing ${'method' in message ? message.method : 'message'} over the payload limit`);
+      return;
+    }
+    return this.write(outgoing);
+  }
+
+  private write(message: JSONRPCMessage): Promise<void> {
+    // One write at a time keeps order and leaves a single 'drain' listener however many replies queue up.
+    this.sendChain = this.sendChain.then(() => this.writer.send(message)).catch((err: unknown) => {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    });
+    return this.sendChain;
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    const events = this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    for (const event of events) {
+      if (this.closed) return;
+      try {
+        if (event.kind === 'line') this.handleLine(event.bytes);
+        else this.handleOversized(event.size, event.id, event.looksLikeNotification);
+      } catch (err) {
+        // A bug in handling one message must not end the connection.
+        this.options.log('error', `failed to handle a message: ${(err as Error).stack ?? String(err)}`);
+      }
+    }
+  };
+
+  private readonly onStreamError = (err: Error): void => this.onerror?.(err);
+  private readonly onEnd = (): void => void this.close();
+
+  private handleLine(bytes: Buffer): void {
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return; // blank keep-alive lines are not messages
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      this.noteInvalid(`line of ${bytes.length} bytes is not JSON`);
+      void this.write(errorResponse(null, {
+        code: ErrorCode.ParseError,
+        message: `Parse error: the line is not valid JSON (${(err as Error).message}).`,
+        data: { details: 'Each message must be one JSON-RPC 2.0 object on a single line.' },
+      }));
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.handleInvalid(value);
+      return;
+    }
+    const message = parsed.data;
+    if ('method' in message && 'id' in message) {
+      if (!this.admit(message.id, message.method, message.params)) return;
+      const bad = invalidParams(message.method, message.params);
+      if (bad) {
+        // The SDK reports these as -32603 with a raw schema dump; JSON-RPC says -32602.
+        const response = errorResponse(message.id, bad);
+        this.finish(message.id, response);
+        void this.write(response);
+        return;
+      }
+    }
+    this.onmessage?.(message);
+  }
+
+  /** Rate limit, duplicate ids and the operation timer for one request; false when it was answered here. */
+  private admit(id: RequestId, method: string, params: unknown): boolean {
+    if (this.inFlight.has(id)) {
+      void this.write(errorResponse(id, {
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request still running.`,
+        data: { details: 'Each request needs an id that no running request uses.' },
+      }));
+      return false;
+    }
+    const slot = this.limiter.take();
+    if (!slot.ok) {
+      const body = rateLimitedError(this.options.limits, slot.retryAfterMs);
+      this.options.log('warn', `${method} rejected: rate limit`, { id, retryAfterMs: slot.retryAfterMs });
+      void this.write(errorResponse(id, body));
+      return false;
+    }
+    this.timedOut.delete(id);
+    const tool = method === 'tools/call' && isRecord(params) && typeof params.name === 'string' ? params.name : undefined;
+    const timer = setTimeout(() => this.onTimeout(id), this.options.limits.timeoutMs);
+    timer.unref();
+    this.inFlight.set(id, { method, tool, started: this.now(), timer });
+    return true;
+  }
+
+  private onTimeout(id: RequestId): void {
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
+    this.timedOut.add(id);
+    // The SDK aborts the handler's `extra.signal` on a cancellation for this id and then drops its reply.
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: id, reason: `timed out after ${this.options.limits.timeoutMs} ms` },
+    });
+    const name = entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
+    const response = errorResponse(id, timeoutError(this.options.limits, name));
+    this.finish(id, response);
+    void this.write(response);
+  }
+
+  /** Stops the timer of a request and logs its method, duration and outcome. */
+  private finish(id: RequestId, response: JSONRPCMessage): void {
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    this.inFlight.delete(id);
+    const durationMs = Math.round(this.now() - entry.started);
+    const name = entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
+    let outcome = 'ok';
+    if ('error' in response) outcome = `error ${response.error.code}`;
+    else if ('result' in response && isRecord(response.result) && response.result.isError === true) outcome = 'tool error';
+    this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id });
+  }
+
+  private handleInvalid(value: unknown): void {
+    const record = isRecord(value) ? value : undefined;
+    // Notifications never get responses; neither do (malformed) responses to our own requests.
+    if (record && !('id' in record) && typeof record.method === 'string') {
+      this.noteInvalid(`malformed notification ${record.method} ignored`);
+      return;
+    }
+    if (record && !('method' in record) && ('result' in record || 'error' in record)) {
+      this.noteInvalid('malformed response ignored');
+      return;
+    }
+    const id = record && (typeof record.id === 'string' || (typeof record.id === 'number' && Number.isFinite(record.id))) ? record.id : null;
+    const why = describeInvalid(value);
+    this.noteInvalid(`invalid request: ${why}`);
+    void this.write(errorResponse(id, {
+      code: ErrorCode.InvalidRequest,
+      message: `Invalid request: ${why}.`,
+      data: { details: 'A request is {"jsonrpc":"2.0","id":<string|number>,"method":<string>,"params"?:<object>}.' },
+    }));
+  }
+
+  private handleOversized(size: number, id: RequestId | null, looksLikeNotification: boolean): void {
+    this.options.log('warn', `dropped an incoming message of ${size} bytes over the ${this.options.limits.maxPayloadBytes}-byte limit`, { id });
+    if (looksLikeNotification) return;
+    void this.write(errorResponse(id, payloadTooLargeError(this.options.limits, size)));
+  }
+
+  /** Logs bad input without letting a flood of it flood the log: at most one line a second. */
+  private noteInvalid(what: string): void {
+    this.invalidCount++;
+    const t = this.now();
+    if (t - this.lastInvalidLog < 1000) return;
+    const more = this.invalidCount > 1 ? ` (${this.invalidCount - 1} more bad messages since the last report)` : '';
+    this.options.log('warn', `bad input: ${what}${more}`);
+    this.invalidCount = 0;
+    this.lastInvalidLog = t;
+  }
+}
+
+function errorResponse(id: RequestId | null, error: JsonRpcErrorBody): JSONRPCMessage {
+  // The SDK's type has no null id, but JSON-RPC 2.0 requires id null when the request's id cannot be read.
+  return { jsonrpc: '2.0', id, error } as unknown as JSONRPCMessage;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Schema of each standard MCP request by method, from the SDK's own union of client requests. */
+const REQUEST_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema] as const));
+
+/** A -32602 error when the params of a known method do not fit its schema. */
+function invalidParams(method: string, params: unknown): JsonRpcErrorBody | undefined {
+  const schema = REQUEST_SCHEMAS.get(method as never);
+  if (!schema) return undefined;
+  const parsed = schema.safeParse({ method, ...(params === undefined ? {} : { params }) });
+  if (parsed.success) return undefined;
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  return {
+    code: ErrorCode.InvalidParams,
+    message: `Invalid params for ${method}: ${issues.join('; ')}`,
+    data: { details: issues.join('; '), issues },
+  };
+}
+
+function describeInvalid(value: unknown): string {
+  if (Array.isArray(value)) return 'batches (JSON arrays) are not supported; send one object per line';
+  if (!isRecord(value)) return `the message is a JSON ${value === null ? 'null' : typeof value}, not an object`;
+  if (value.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
+  if ('id' in value && !(typeof value.id === 'string' || typeof value.id === 'number')) return 'id must be a string or a number';
+  if (typeof value.method !== 'string') return 'method must be a string';
+  if ('params' in value && !isRecord(value.params)) return 'params must be an object';
+  return 'not a valid JSON-RPC 2.0 request';
+}
