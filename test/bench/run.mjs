@@ -1,0 +1,252 @@
+// `npm run bench`: measures the server against references run on the same machine in the same run, and reports
+// medians and ratios. Options: --quick (fewer repetitions, smaller corpora), --only=a,b (sections), --readme
+// (write the table into README.md). Results go to bench-results/latest.json.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { fdir } from 'fdir';
+import { ensureCorpus } from './corpus.mjs';
+import { median, ms, percentile, ratio } from './stats.mjs';
+import { timeInitialize } from './startup.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const serverJs = path.join(root, 'dist', 'server.js');
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const only = argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const want = (name) => !only || only.includes(name);
+const REPS = quick ? 3 : 10;
+const SIZES = quick ? { search: 2000, list: 5000 } : { search: 10000, list: 50000 };
+
+if (!fs.existsSync(serverJs)) {
+  console.error('dist/server.js is missing: run `npm run build` first.');
+  process.exit(2);
+}
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bench-'));
+const configPath = path.join(tmp, 'config.json');
+// Results uncapped so that both sides return every match; the rate limit and timeout raised by the server's
+// benchmark-only flags.
+fs.writeFileSync(configPath, JSON.stringify({ search: { maxResults: 10_000_000 } }));
+const serverFlags = ['--config', configPath, '--rate-limit', '1000000', '--timeout-ms', '600000'];
+const results = { machine: machineInfo(), date: new Date().toISOString(), quick, sections: {} };
+const rows = [];
+
+function machineInfo() {
+  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+}
+
+function row(section, what, ours, reference, refName, target) {
+  const r = ratio(ours, reference);
+  rows.push({ section, what, ours, reference, refName, ratio: r, target });
+}
+
+async function connect(workspace, extraEnv = {}) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [serverJs, '--workspace', workspace, ...serverFlags],
+    env: { ...process.env, ...extraEnv },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
+}
+
+function structured(result) {
+  if (result.isError) throw new Error(result.content?.[0]?.text ?? 'tool error');
+  return result.structuredContent ?? JSON.parse(result.content[0].text);
+}
+
+async function timed(fn) {
+  const t = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t, value };
+}
+
+// 1. spawn -> initialize
+async function benchStartup() {
+  const corpus = ensureCorpus(1000);
+  const fsServer = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+  const subjects = [
+    { name: 'notesapp (dist/server.js)', cmd: process.execPath, args: [serverJs, '--workspace', corpus.dir, '--config', configPath] },
+    fs.existsSync(fsServer) && { name: 'server-filesystem', cmd: process.execPath, args: [fsServer, corpus.dir] },
+    { name: 'node, empty script (floor)', cmd: process.execPath, args: ['-e', 'process.stdin.once("data",()=>process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:1,result:{}})+"\\n"))'] },
+  ].filter(Boolean);
+  const times = Object.fromEntries(subjects.map((s) => [s.name, []]));
+  for (let i = 0; i < REPS + 2; i++) {
+    for (const s of subjects) {
+      const t = await timeInitialize(s.cmd, s.args);
+      if (i >= 2) times[s.name].push(t); // two warm-up rounds fill the OS caches for every subject alike
+    }
+  }
+  const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  results.sections.startup = { runs: REPS, medianMs: med, samples: times };
+  row('startup', 'spawn → initialize', med['notesapp (dist/server.js)'], med['server-filesystem'], 'server-filesystem', '< 150 ms');
+}
+
+// 2. search_files vs ripgrep
+const QUERIES = [
+  { name: 'literal', args: { query: 'customer feedback', case_sensitive: true, regex: false }, rg: ['-F', '-e', 'customer feedback'] },
+  { name: 'case-insensitive word', args: { query: 'kyoto', case_sensitive: false, regex: false }, rg: ['-F', '-i', '-e', 'kyoto'] },
+  { name: 'regex', args: { query: '\\b(TODO|FIXME)\\b.*deadline', case_sensitive: true, regex: true }, rg: ['-e', '\\b(TODO|FIXME)\\b.*deadline'] },
+];
+
+function rgTime(args, dir) {
+  const t = performance.now();
+  const r = spawnSync('rg', ['--no-config', '-n', '--no-heading', '--color', 'never', ...args, dir], { maxBuffer: 1 << 30, encoding: 'utf8' });
+  const elapsed = performance.now() - t;
+  if (r.error) throw r.error;
+  const lines = r.stdout ? r.stdout.split('\n').filter(Boolean).length : 0;
+  return { ms: elapsed, lines };
+}
+
+async function benchSearch() {
+  const corpus = ensureCorpus(SIZES.search);
+  const haveRg = spawnSync('rg', ['--version']).status === 0;
+  const section = { notes: corpus.notes, bytes: corpus.bytes, queries: {} };
+  for (const q of QUERIES) {
+    const cold = [];
+    let count;
+    for (let i = 0; i < Math.min(REPS, 5); i++) {
+      const { client } = await connect(corpus.dir);
+      const t = await timed(() => client.callTool({ name: 'search_files', arguments: q.args }));
+      cold.push(t.ms);
+      count = structured(t.value).results.length;
+      await client.close();
+    }
+    const { client } = await connect(corpus.dir);
+    await client.callTool({ name: 'search_files', arguments: q.args });
+    const warm = [];
+    for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'search_files', arguments: q.args }))).ms);
+    await client.close();
+    const rg = haveRg ? Array.from({ length: REPS }, () => rgTime(q.rg, corpus.dir)) : [];
+    const rgMed = median(rg.map((r) => r.ms));
+    section.queries[q.name] = { coldMs: median(cold), warmMs: median(warm), rgMs: rgMed, results: count, rgLines: rg[0]?.lines };
+    row('search', `${q.name}, cold (${corpus.notes} notes)`, median(cold), rgMed, 'ripgrep', '≤ 2× rg');
+    row('search', `${q.name}, warm (${corpus.notes} notes)`, median(warm), rgMed, 'ripgrep', '≤ 1× rg');
+  }
+  results.sections.search = section;
+}
+
+// 3. list_files vs an fdir crawl
+async function benchList() {
+  const corpus = ensureCorpus(SIZES.list);
+  const crawl = [];
+  for (let i = 0; i < REPS; i++) {
+    crawl.push((await timed(() => new fdir().withRelativePaths().crawl(corpus.dir).withPromise())).ms);
+  }
+  const { client } = await connect(corpus.dir);
+  const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
+  const listed = structured(first.value);
+  const warm = [];
+  for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'list_files', arguments: {} }))).ms);
+  await client.close();
+  const files = listed.files?.length ?? listed.length;
+  results.sections.list = { notes: corpus.notes, files, firstMs: first.ms, warmMs: median(warm), fdirMs: median(crawl) };
+  row('list', `list_files, first call (${corpus.notes} files)`, first.ms, median(crawl), 'fdir crawl', '≤ 2× fdir');
+  row('list', `list_files, warm (${corpus.notes} files)`, median(warm), median(crawl), 'fdir crawl', '≤ 2× fdir');
+}
+
+// 4. tools/call throughput and latency
+async function benchThroughput() {
+  const corpus = ensureCorpus(1000);
+  const { client } = await connect(corpus.dir);
+  const listed = structured(await client.callTool({ name: 'list_files', arguments: {} }));
+  const files = (listed.files ?? listed).slice(0, 200).map((f) => (typeof f === 'string' ? f : f.path));
+  const n = quick ? 300 : 2000;
+  const lat = [];
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    lat.push((await timed(() => client.callTool({ name: 'read_file', arguments: { path: files[i % files.length] } }))).ms);
+  }
+  const seqSeconds = (performance.now() - t0) / 1000;
+  const concurrency = 16;
+  const t1 = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        await client.callTool({ name: 'read_file', arguments: { path: files[i % files.length] } });
+      }
+    }),
+  );
+  const parSeconds = (performance.now() - t1) / 1000;
+  await client.close();
+  const s = { calls: n, sequentialPerSecond: n / seqSeconds, concurrentPerSecond: n / parSeconds, concurrency, p50: percentile(lat, 50), p95: percentile(lat, 95), p99: percentile(lat, 99) };
+  results.sections.throughput = s;
+  rows.push({ section: 'throughput', what: `read_file: ${s.sequentialPerSecond.toFixed(0)} calls/s sequential, ${s.concurrentPerSecond.toFixed(0)} calls/s with ${concurrency} in flight; latency p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, p99 ${ms(s.p99)}` });
+}
+
+// 5. peak RSS with the large corpus indexed
+async function benchMemory() {
+  const corpus = ensureCorpus(SIZES.list);
+  const { client, pid } = await connect(corpus.dir);
+  await client.callTool({ name: 'search_files', arguments: { query: 'kyoto', case_sensitive: false } });
+  await client.callTool({ name: 'list_files', arguments: {} });
+  await client.callTool({ name: 'get_workspace_stats', arguments: {} }).catch(() => undefined);
+  await client.callTool({ name: 'search_files', arguments: { query: 'customer feedback' } });
+  let peakMiB = NaN;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    peakMiB = Number(status.match(/VmHWM:\s+(\d+) kB/)[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  await client.close();
+  results.sections.memory = { notes: corpus.notes, bytes: corpus.bytes, peakRssMiB: peakMiB };
+  rows.push({ section: 'memory', what: `peak RSS with ${corpus.notes} notes (${(corpus.bytes / 1e6).toFixed(0)} MB) searched and listed: ${peakMiB.toFixed(0)} MiB (target < 300 MB)` });
+}
+
+const sections = { startup: benchStartup, search: benchSearch, list: benchList, throughput: benchThroughput, memory: benchMemory };
+try {
+  for (const [name, fn] of Object.entries(sections)) {
+    if (!want(name)) continue;
+    process.stderr.write(`[bench] ${name}...\n`);
+    try {
+      await fn();
+    } catch (err) {
+      results.sections[name] = { error: err.message };
+      rows.push({ section: name, what: `failed: ${err.message}` });
+    }
+  }
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+const table = renderTable();
+console.log(table);
+fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
+fs.writeFileSync(path.join(root, 'bench-results', 'latest.json'), JSON.stringify({ ...results, rows }, null, 2));
+if (argv.includes('--readme')) writeReadme(table);
+
+function renderTable() {
+  const m = results.machine;
+  const head = `Measured ${results.date.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.memGiB} GiB, Node ${m.node}, ${m.platform}${quick ? ' (quick run)' : ''}; medians of ${REPS} runs.`;
+  const lines = [head, '', '| Benchmark | notesapp | Reference | Ratio | Target |', '|---|---|---|---|---|'];
+  for (const r of rows) {
+    if (r.ours === undefined) lines.push(`| ${r.what} | | | | |`);
+    else lines.push(`| ${r.what} | ${ms(r.ours)} | ${r.refName}: ${ms(r.reference)} | ${Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : 'n/a'} | ${r.target ?? ''} |`);
+  }
+  return lines.join('\n');
+}
+
+function writeReadme(tableText) {
+  const readme = path.join(root, 'README.md');
+  const text = fs.readFileSync(readme, 'utf8');
+  const start = '<!-- bench:table -->';
+  const end = '<!-- /bench:table -->';
+  if (!text.includes(start)) {
+    console.error('README.md has no <!-- bench:table --> marker; table not written.');
+    return;
+  }
+  const next = text.slice(0, text.indexOf(start) + start.length) + `\n${tableText}\n` + text.slice(text.indexOf(end));
+  fs.writeFileSync(readme, next);
+  console.error('[bench] README.md table updated');
+}
