@@ -1,19 +1,31 @@
 // Composition root: wires the features and returns the public API. Nothing else lives here.
 import * as vscode from 'vscode';
 import { registerShowStatus, statusSummary, type StatusSummary } from './vscode/show-status';
+import { createConfigStore, configFilePath } from './core/config';
+import { startEditorBridge } from './vscode/bridge';
+import { registerMcpShell, type McpShell } from './vscode/mcp';
 
-export interface NotesApi {
+export interface NotesApi extends Omit<McpShell, 'shutdown'> {
   status(): StatusSummary;
 }
+
+let mcpShell: McpShell | undefined;
 
 export function activate(context: vscode.ExtensionContext): NotesApi {
   const log = vscode.window.createOutputChannel('Notes', { log: true });
   context.subscriptions.push(log);
   registerShowStatus(context, log);
+  const store = createConfigStore({ file: configFilePath(), logger: log });
+  const bridge = startEditorBridge(context, log);
+  const shell = registerMcpShell(context, { log, store, bridge });
+  mcpShell = shell;
   log.info(`Notes ${context.extension.packageJSON.version} activated`);
-  return { status: () => statusSummary(context) };
+  const { shutdown: _shutdown, ...shellApi } = shell;
+  return { ...shellApi, status: () => statusSummary(context) };
 }
 
-export function deactivate(): void {
-  // Every resource is a disposable in context.subscriptions.
+export async function deactivate(): Promise<void> {
+  // Disposables in context.subscriptions are not awaited; the server child is, so none outlives the window.
+  await mcpShell?.shutdown();
+  mcpShell = undefined;
 }

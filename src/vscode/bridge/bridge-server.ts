@@ -1,0 +1,156 @@
+// The editor bridge server: a private local socket, token-authenticated, serving the live editor over vscode-jsonrpc.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type * as vscode from 'vscode';
+import {
+  createMessageConnection,
+  ErrorCodes,
+  ResponseError,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+import {
+  authenticateParams,
+  BRIDGE_PROTOCOL_VERSION,
+  BridgeErrorCodes,
+  BridgeMethods,
+  insertAtCursorParams,
+  setEditorContentParams,
+} from '../../core/bridge/protocol';
+import type { z } from 'zod';
+
+/** What the bridge needs from VS Code; injected so the socket logic does not reach into globals. */
+export interface EditorHandlers {
+  getEditorContent(): unknown;
+  setEditorContent(content: string): Promise<unknown>;
+  insertAtCursor(content: string): Promise<unknown>;
+  workspaceFolders(): string[];
+}
+
+export interface BridgeEndpoint {
+  address: string;
+  token: string;
+}
+
+function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
+  // vscode-jsonrpc hands by-name params over as the object itself, by-position ones as an array.
+  const value = Array.isArray(params) && params.length === 1 ? params[0] : params;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ResponseError(ErrorCodes.InvalidParams, `Invalid params: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+function tokensMatch(expected: string, given: string): boolean {
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
+}
+
+export class BridgeServer implements vscode.Disposable {
+  private readonly connections = new Set<MessageConnection>();
+  private readonly sockets = new Set<net.Socket>();
+  ready: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly server: net.Server,
+    readonly endpoint: BridgeEndpoint,
+    private readonly socketDir: string | undefined,
+    private readonly handlers: EditorHandlers,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    server.on('connection', (socket) => this.accept(socket));
+  }
+
+  /**
+   * Listens on a Unix socket in a fresh 0700 folder, or a named pipe with a random name on Windows. The address
+   * is known at once (activation stays synchronous); `ready` settles when the socket accepts connections.
+   */
+  static start(handlers: EditorHandlers, log: vscode.LogOutputChannel): BridgeServer {
+    const token = crypto.randomBytes(32).toString('hex');
+    let address: string;
+    let socketDir: string | undefined;
+    if (process.platform === 'win32') {
+      address = `\\\\.\\pipe\\notesapp-bridge-${crypto.randomBytes(16).toString('hex')}`;
+    } else {
+      // mkdtemp creates the folder 0700; chmod again in case the platform did otherwise.
+      socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bridge-'));
+      fs.chmodSync(socketDir, 0o700);
+      address = path.join(socketDir, 'bridge.sock');
+    }
+    const server = net.createServer();
+    const bridge = new BridgeServer(server, { address, token }, socketDir, handlers, log);
+    bridge.ready = new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(address, () => {
+        server.off('error', reject);
+        if (socketDir) fs.chmodSync(address, 0o600);
+        log.info(`Editor bridge listening on ${address}`);
+        resolve();
+      });
+    });
+    bridge.ready.catch((err: Error) => log.error(`Editor bridge could not listen on ${address}: ${err.message}`));
+    return bridge;
+  }
+
+  private accept(socket: net.Socket): void {
+    this.sockets.add(socket);
+    const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
+    this.connections.add(connection);
+    let authenticated = false;
+    const drop = (why: string) => {
+      this.log.warn(`Editor bridge: closing a connection (${why})`);
+      // Let the error response reach the client before the socket goes.
+      setTimeout(() => {
+        connection.dispose();
+        socket.destroy();
+      }, 50);
+    };
+    connection.onRequest(async (method: string, params: unknown) => {
+      if (!authenticated) {
+        if (method !== BridgeMethods.authenticate) {
+          drop(`first request was ${method}, not ${BridgeMethods.authenticate}`);
+          throw new ResponseError(BridgeErrorCodes.unauthorized, `Authenticate first with ${BridgeMethods.authenticate}.`);
+        }
+        const parsed = authenticateParams.safeParse(Array.isArray(params) && params.length === 1 ? params[0] : params);
+        if (!parsed.success || !tokensMatch(this.endpoint.token, parsed.data.token)) {
+          drop('wrong token');
+          throw new ResponseError(BridgeErrorCodes.unauthorized, 'Wrong or missing bridge token.');
+        }
+        authenticated = true;
+        return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() };
+      }
+      switch (method) {
+        case BridgeMethods.authenticate:
+          return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() };
+        case BridgeMethods.getEditorContent:
+          return this.handlers.getEditorContent();
+        case BridgeMethods.setEditorContent:
+          return this.handlers.setEditorContent(parseParams(setEditorContentParams, params).content);
+        case BridgeMethods.insertAtCursor:
+          return this.handlers.insertAtCursor(parseParams(insertAtCursorParams, params).content);
+        default:
+          throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown editor bridge method: ${method}`);
+      }
+    });
+    const forget = () => {
+      this.connections.delete(connection);
+      this.sockets.delete(socket);
+    };
+    connection.onClose(forget);
+    socket.on('close', forget);
+    socket.on('error', (err) => this.log.debug(`Editor bridge socket error: ${err.message}`));
+    connection.listen();
+  }
+
+  dispose(): void {
+    for (const c of this.connections) c.dispose();
+    for (const s of this.sockets) s.destroy();
+    this.server.close();
+    if (this.socketDir) fs.rmSync(this.socketDir, { recursive: true, force: true });
+    this.log.info('Editor bridge closed');
+  }
+}

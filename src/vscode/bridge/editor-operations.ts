@@ -1,0 +1,59 @@
+// The three editor operations the bridge serves, acting on the editor the user is looking at.
+import * as vscode from 'vscode';
+import { ResponseError } from 'vscode-jsonrpc/node';
+import { BridgeErrorCodes, type EditorContent, type EditResult } from '../../core/bridge/protocol';
+
+// Output and debug-console panes are text editors too, but never what a user means by "the editor".
+const NON_EDITOR_SCHEMES = new Set(['output', 'debug', 'vscode-terminal']);
+
+/** The active text editor; when focus sits in a panel or chat view, the single visible editor still counts. */
+export function targetEditor(): vscode.TextEditor {
+  const active = vscode.window.activeTextEditor;
+  if (active && !NON_EDITOR_SCHEMES.has(active.document.uri.scheme)) return active;
+  const visible = vscode.window.visibleTextEditors.filter((e) => !NON_EDITOR_SCHEMES.has(e.document.uri.scheme));
+  if (visible.length >= 1) return visible[0];
+  throw new ResponseError(BridgeErrorCodes.noActiveEditor, 'No text editor is open in VS Code. Open a note and try again.');
+}
+
+/** Workspace-relative POSIX path when the document is a file inside an open folder, else null. */
+function relativePath(uri: vscode.Uri): string | null {
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  if (!folder || uri.scheme !== folder.uri.scheme) return null;
+  const base = folder.uri.path.endsWith('/') ? folder.uri.path : `${folder.uri.path}/`;
+  return uri.path.startsWith(base) ? uri.path.slice(base.length) : null;
+}
+
+export function getEditorContent(): EditorContent {
+  const { document } = targetEditor();
+  return {
+    content: document.getText(),
+    path: relativePath(document.uri),
+    uri: document.uri.toString(),
+    languageId: document.languageId,
+    isDirty: document.isDirty,
+  };
+}
+
+/** Replaces the whole document in one WorkspaceEdit, so one undo reverts it; the document is left unsaved. */
+export async function setEditorContent(content: string): Promise<EditResult> {
+  const { document } = targetEditor();
+  const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(document.uri, whole, content);
+  const applied = await vscode.workspace.applyEdit(edit);
+  if (!applied) throw new ResponseError(BridgeErrorCodes.editRejected, `VS Code rejected the edit of ${document.uri.toString()} (is it read-only?).`);
+  return { applied, path: relativePath(document.uri), uri: document.uri.toString(), edits: 1 };
+}
+
+/** Inserts at every cursor, replacing selected text, as one undo step. */
+export async function insertAtCursor(content: string): Promise<EditResult> {
+  const editor = targetEditor();
+  const selections = editor.selections;
+  const applied = await editor.edit((builder) => {
+    for (const selection of selections) builder.replace(selection, content);
+  });
+  if (!applied) {
+    throw new ResponseError(BridgeErrorCodes.editRejected, `VS Code rejected the insertion into ${editor.document.uri.toString()} (is it read-only?).`);
+  }
+  return { applied, path: relativePath(editor.document.uri), uri: editor.document.uri.toString(), edits: selections.length };
+}

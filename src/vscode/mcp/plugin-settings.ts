@@ -1,0 +1,25 @@
+// get/set plugin setting (spec 4.3): values live in plugins.settings.<plugin_name>.<key> of config.json.
+import { z } from 'zod';
+import type { ConfigStore } from '../../core/config';
+
+const name = z.string().trim().min(1, 'must not be empty');
+export const getPluginSettingArgs = z.object({ plugin_name: name, key: name });
+export const setPluginSettingArgs = z.object({ plugin_name: name, key: name, value: z.unknown() });
+
+/** Keys whose values are secrets: never logged, masked when shown. */
+export function isSecretKey(key: string): boolean {
+  return /key|secret|token|password|passwd|credential/i.test(key);
+}
+
+/** The stored value, or undefined when the plugin or key has none. */
+export async function getPluginSetting(store: ConfigStore, pluginName: string, key: string): Promise<unknown> {
+  const config = await store.readConfig();
+  const settings = config.plugins.settings[pluginName];
+  return settings && Object.prototype.hasOwnProperty.call(settings, key) ? settings[key] : undefined;
+}
+
+/** Merges one key into the plugin's settings; the other keys and plugins are kept. */
+export async function setPluginSetting(store: ConfigStore, pluginName: string, key: string, value: unknown): Promise<void> {
+  if (value === undefined) throw new Error('value is required (use null to clear a setting)');
+  await store.updateConfig({ plugins: { settings: { [pluginName]: { [key]: value } } } });
+}

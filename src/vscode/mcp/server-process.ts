@@ -1,0 +1,48 @@
+// How the MCP server child is launched: which runtime, which arguments, which environment.
+import path from 'node:path';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BRIDGE_ENV } from '../../core/bridge/protocol';
+import type { BridgeEndpoint } from '../bridge/bridge-server';
+
+export interface LaunchOptions {
+  /** Absolute path of dist/server.js. */
+  serverScript: string;
+  /** Notes workspace folder; the server falls back to its own default when absent. */
+  workspaceFolder: string | undefined;
+  /** The config file the extension uses, so both read the same one. */
+  configPath: string;
+  /** A Node binary the user configured; otherwise VS Code's own runtime runs the server. */
+  nodePath: string | undefined;
+  bridge: BridgeEndpoint | undefined;
+}
+
+export interface LaunchCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | undefined;
+}
+
+export function launchCommand(o: LaunchOptions): LaunchCommand {
+  const args = [o.serverScript];
+  if (o.workspaceFolder) args.push('--workspace', o.workspaceFolder);
+  args.push('--config', o.configPath);
+  const env: Record<string, string> = { NOTESAPP_CONFIG_PATH: o.configPath };
+  // Only VS Code's Electron binary needs this; a real Node ignores it.
+  if (!o.nodePath) env.ELECTRON_RUN_AS_NODE = '1';
+  if (o.bridge) {
+    env[BRIDGE_ENV.address] = o.bridge.address;
+    env[BRIDGE_ENV.token] = o.bridge.token;
+  }
+  return {
+    command: o.nodePath || process.execPath,
+    args,
+    env,
+    cwd: o.workspaceFolder ?? path.dirname(o.serverScript),
+  };
+}
+
+/** The environment the child really gets: the SDK's safe default set plus ours (never the whole host environment). */
+export function childEnvironment(extra: Record<string, string>): Record<string, string> {
+  return { ...getDefaultEnvironment(), ...extra };
+}

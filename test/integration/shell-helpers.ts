@@ -1,0 +1,47 @@
+// Shared by the shell integration tests: the activated API, waiting for status events, liveness of a pid.
+import * as vscode from 'vscode';
+import type { NotesApi } from '../../src/extension';
+import type { ServerStatus } from '../../src/vscode/mcp/status';
+
+export const EXTENSION_ID = 'notesapp.notesapp';
+
+export async function notesApi(): Promise<NotesApi> {
+  const ext = vscode.extensions.getExtension<NotesApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`extension ${EXTENSION_ID} is not installed in the host`);
+  return ext.activate();
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with the first status change that satisfies `predicate` (or the current status if it already does). */
+export function statusWhere(api: NotesApi, predicate: (s: ServerStatus) => boolean, what: string, timeoutMs = 20000): Promise<ServerStatus> {
+  const now = api.serverStatus();
+  if (predicate(now)) return Promise.resolve(now);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for ${what}; status is ${JSON.stringify(api.serverStatus())}`));
+    }, timeoutMs);
+    const sub = api.onDidChangeServerStatus((s) => {
+      if (!predicate(s)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(s);
+    });
+  });
+}
+
+/** The text of the first text item of a tool result. */
+export function resultText(result: { content?: unknown }): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  const first: unknown = content[0];
+  if (first && typeof first === 'object' && 'text' in first && typeof first.text === 'string') return first.text;
+  throw new Error(`tool result has no text: ${JSON.stringify(result)}`);
+}

@@ -1,0 +1,94 @@
+// The MCP server lifecycle as a user drives it: start, status, health check, stop, restart, crash.
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { NotesApi } from '../../src/extension';
+import type { ServerStatus } from '../../src/vscode/mcp/status';
+import { isAlive, notesApi, statusWhere } from './shell-helpers';
+
+describe('shell: MCP server lifecycle', function () {
+  this.timeout(60000);
+  let api: NotesApi;
+
+  before(async () => {
+    api = await notesApi();
+    // Auto-start may or may not have run (it follows the config); every test starts from a stopped server.
+    await api.stopServer();
+  });
+
+  afterEach(async () => {
+    const pid = api.serverStatus().pid;
+    await api.stopServer();
+    if (pid !== null) assert.equal(isAlive(pid), false, `pid ${pid} is reaped after the test`);
+  });
+
+  it('start -> running with a live pid -> health check true -> stop -> the pid is gone', async () => {
+    const started = await vscode.commands.executeCommand<ServerStatus>('notesapp.startServer');
+    assert.equal(started.is_running, true);
+    assert.equal(typeof started.pid, 'number');
+    const pid = started.pid!;
+    assert.equal(isAlive(pid), true, 'the server process is alive');
+    assert.match(started.url ?? '', /^stdio:\/\/localhost\/.*dist\/server\.js$/);
+    assert.equal(started.last_error, null);
+    assert.equal(started.port, 3456, 'the configured default port is reported');
+
+    assert.deepEqual(await vscode.commands.executeCommand('notesapp.serverStatus'), started);
+    assert.equal(await vscode.commands.executeCommand('notesapp.healthCheck'), true);
+    assert.equal(await api.healthCheck(), true);
+
+    const stopped = await vscode.commands.executeCommand<ServerStatus>('notesapp.stopServer');
+    assert.deepEqual(stopped, { is_running: false, port: 3456, pid: null, url: null, last_error: null });
+    assert.equal(isAlive(pid), false, 'the server process is gone after stop');
+    assert.equal(await vscode.commands.executeCommand('notesapp.healthCheck'), false, 'a stopped server is not healthy');
+  });
+
+  it('start with a port reports it; starting again keeps the same process', async () => {
+    const first = await api.startServer(4567);
+    assert.equal(first.port, 4567);
+    const again = await vscode.commands.executeCommand<ServerStatus>('notesapp.startServer', 5678);
+    assert.equal(again.pid, first.pid, 'a running server is not started twice');
+    assert.equal(again.port, 4567);
+  });
+
+  it('restart changes the pid and applies a new port', async () => {
+    const first = await api.startServer();
+    const restarted = await vscode.commands.executeCommand<ServerStatus>('notesapp.restartServer', 4000);
+    assert.equal(restarted.is_running, true);
+    assert.notEqual(restarted.pid, first.pid);
+    assert.equal(restarted.port, 4000);
+    assert.equal(isAlive(first.pid!), false, 'the old process is gone');
+    assert.equal(isAlive(restarted.pid!), true);
+    assert.equal(await api.healthCheck(), true);
+  });
+
+  it('a server killed from outside is reported in last_error, then restarted after a delay', async () => {
+    const { pid } = await api.startServer();
+    const crashed = statusWhere(api, (s) => !s.is_running && s.last_error !== null, 'the crash to be reported');
+    process.kill(pid!, 'SIGKILL');
+    const report = await crashed;
+    assert.equal(report.pid, null);
+    assert.match(report.last_error!, new RegExp(`pid ${pid}\\b.*exited unexpectedly`));
+
+    const recovered = await statusWhere(api, (s) => s.is_running, 'the automatic restart');
+    assert.notEqual(recovered.pid, pid);
+    assert.match(recovered.last_error ?? '', /exited unexpectedly/, 'the crash stays visible until the user acts');
+    assert.equal(await api.healthCheck(), true);
+  });
+
+  it('a bad port is refused with a clear error and the server keeps its state', async () => {
+    const before = await api.startServer();
+    await assert.rejects(Promise.resolve(vscode.commands.executeCommand('notesapp.restartServer', 'eighty')), /port must be a whole number from 1 to 65535/);
+    await assert.rejects(api.startServer(70000), /port must be a whole number/);
+    assert.deepEqual(api.serverStatus(), before);
+  });
+
+  it('every server command is contributed in the "Notes" category', async () => {
+    const ext = vscode.extensions.getExtension('notesapp.notesapp')!;
+    const contributed = (ext.packageJSON.contributes.commands as { command: string; category: string }[]).filter((c) => c.category === 'Notes');
+    const ids = contributed.map((c) => c.command);
+    const registered = await vscode.commands.getCommands(true);
+    for (const id of ['startServer', 'stopServer', 'restartServer', 'serverStatus', 'healthCheck', 'getPluginSetting', 'setPluginSetting', 'runTool', 'copyClientConfiguration']) {
+      assert.ok(ids.includes(`notesapp.${id}`), `notesapp.${id} is in package.json`);
+      assert.ok(registered.includes(`notesapp.${id}`), `notesapp.${id} is registered`);
+    }
+  });
+});
