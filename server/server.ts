@@ -1,6 +1,10 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { NotesConfig } from '../src/core/config/schema';
+import { registerPrompts } from './prompts';
+import { registerResources } from './resources';
+import { NotesContext } from './tools/context';
+import { registerTools } from './tools/index';
 import { SERVER_NAME, SERVER_VERSION } from './version';
 
 export interface NotesServerDeps {
@@ -8,18 +12,41 @@ export interface NotesServerDeps {
   workspaceRoot: string;
   /** The configuration in force. */
   config: NotesConfig;
-  /** Where the configuration was read from. */
+  /** Where the configuration was read from; its folder also holds the editor bridge discovery files. */
   configPath: string;
   /** Diagnostics sink; never stdout. */
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+  /** Environment for the editor bridge address and token (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+function disabledCategories(config: NotesConfig): string[] {
+  return Object.entries(config.integrations.mcp.tools)
+    .filter(([, on]) => !on)
+    .map(([name]) => name);
 }
 
 export function createNotesServer(deps: NotesServerDeps): McpServer {
+  const disabled = disabledCategories(deps.config);
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Notes', version: SERVER_VERSION },
     {
-      instructions: `Notes workspace at ${deps.workspaceRoot}. Notes are markdown files; paths are workspace-relative.`,
+      capabilities: { resources: { subscribe: true, listChanged: true }, tools: { listChanged: true }, prompts: { listChanged: true }, completions: {} },
+      instructions:
+        `Notes workspace at ${deps.workspaceRoot}. Notes are markdown files; every path in arguments and results is workspace-relative with "/" separators. ` +
+        'Use search_files to find notes, get_note_metadata for frontmatter, tags and links, and the editor tools to work in the note open in VS Code.' +
+        (disabled.length ? ` Disabled tool categories (integrations.mcp.tools): ${disabled.join(', ')}.` : ''),
     },
   );
+  const ctx = new NotesContext(server, deps);
+  registerTools(ctx);
+  const watchers = registerResources(ctx);
+  registerPrompts(ctx);
+  const previousOnClose = server.server.onclose;
+  server.server.onclose = () => {
+    previousOnClose?.();
+    watchers.dispose();
+    ctx.bridge.dispose();
+  };
   return server;
 }

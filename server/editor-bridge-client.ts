@@ -1,0 +1,174 @@
+// Client of the editor bridge: reaches the live VS Code editor over the extension's local socket (vscode-jsonrpc).
+import fs from 'node:fs';
+import net from 'node:net';
+import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import type { z } from 'zod';
+import { discoveryFilePath } from '../src/core/bridge/discovery';
+import {
+  authenticateResult,
+  BRIDGE_ENV,
+  BRIDGE_PROTOCOL_VERSION,
+  BridgeErrorCodes,
+  BridgeMethods,
+  discoveryFile,
+  editorContent,
+  editResult,
+  type EditorContent,
+  type EditResult,
+} from '../src/core/bridge/protocol';
+import { NotesError } from '../src/core/errors';
+
+export interface EditorBridgeOptions {
+  workspaceRoot: string;
+  /** Folder holding config.json; the discovery file lives under it. */
+  configDir: string;
+  env?: NodeJS.ProcessEnv;
+  connectTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+const NOT_ATTACHED =
+  'No VS Code editor is attached: open this workspace in VS Code with the Notes App extension running, then try again.';
+
+interface Endpoint {
+  address: string;
+  token: string;
+  source: string;
+}
+
+export class EditorBridgeClient {
+  private connection: MessageConnection | undefined;
+  private socket: net.Socket | undefined;
+
+  constructor(private readonly options: EditorBridgeOptions) {}
+
+  getEditorContent(): Promise<EditorContent> {
+    return this.request(BridgeMethods.getEditorContent, {}, editorContent);
+  }
+
+  setEditorContent(content: string): Promise<EditResult> {
+    return this.request(BridgeMethods.setEditorContent, { content }, editResult);
+  }
+
+  insertAtCursor(content: string): Promise<EditResult> {
+    return this.request(BridgeMethods.insertAtCursor, { content }, editResult);
+  }
+
+  dispose(): void {
+    this.connection?.dispose();
+    this.socket?.destroy();
+    this.connection = undefined;
+    this.socket = undefined;
+  }
+
+  /** The environment wins (servers the extension starts); else this workspace's discovery file. */
+  private endpoint(): Endpoint {
+    const env = this.options.env ?? process.env;
+    const address = env[BRIDGE_ENV.address];
+    const token = env[BRIDGE_ENV.token];
+    if (address && token) return { address, token, source: `${BRIDGE_ENV.address}` };
+    const file = discoveryFilePath(this.options.configDir, this.options.workspaceRoot);
+    let raw: string;
+    try {
+      raw = fs.readFileSync(file, 'utf8');
+    } catch {
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (no bridge address in the environment and no discovery file at ${file})`);
+    }
+    let parsed;
+    try {
+      parsed = discoveryFile.safeParse(JSON.parse(raw));
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed?.success) throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the discovery file ${file} is not valid)`);
+    return { address: parsed.data.address, token: parsed.data.token, source: file };
+  }
+
+  private withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => NotesError): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(onTimeout()), ms);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private async connect(): Promise<MessageConnection> {
+    if (this.connection) return this.connection;
+    const endpoint = this.endpoint();
+    const connectTimeout = this.options.connectTimeoutMs ?? 2000;
+    const socket = net.connect(endpoint.address);
+    try {
+      await this.withTimeout(
+        new Promise<void>((resolve, reject) => {
+          socket.once('connect', resolve);
+          socket.once('error', reject);
+        }),
+        connectTimeout,
+        () => new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge at ${endpoint.address} did not answer within ${connectTimeout} ms)`),
+      );
+    } catch (err) {
+      socket.destroy();
+      if (err instanceof NotesError) throw err;
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (cannot connect to ${endpoint.address}: ${(err as Error).message})`);
+    }
+    const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
+    const forget = () => {
+      if (this.connection === connection) {
+        this.connection = undefined;
+        this.socket = undefined;
+      }
+    };
+    connection.onClose(forget);
+    connection.onError(forget);
+    socket.on('close', forget);
+    socket.on('error', forget);
+    connection.listen();
+    try {
+      const result = await this.withTimeout(
+        connection.sendRequest(BridgeMethods.authenticate, { token: endpoint.token, protocolVersion: BRIDGE_PROTOCOL_VERSION }),
+        connectTimeout,
+        () => new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge did not answer authentication within ${connectTimeout} ms)`),
+      );
+      authenticateResult.parse(result);
+    } catch (err) {
+      connection.dispose();
+      socket.destroy();
+      if (err instanceof NotesError) throw err;
+      if (err instanceof ResponseError && err.code === BridgeErrorCodes.unauthorized) {
+        throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the editor bridge refused the token from ${endpoint.source})`);
+      }
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (authentication failed: ${(err as Error).message})`);
+    }
+    this.connection = connection;
+    this.socket = socket;
+    return connection;
+  }
+
+  private async request<T>(method: string, params: object, schema: z.ZodType<T>): Promise<T> {
+    const connection = await this.connect();
+    const timeout = this.options.requestTimeoutMs ?? 10000;
+    let result: unknown;
+    try {
+      result = await this.withTimeout(
+        connection.sendRequest(method, params),
+        timeout,
+        () => new NotesError('NO_EDITOR', `VS Code did not answer ${method} within ${timeout} ms.`),
+      );
+    } catch (err) {
+      if (err instanceof ResponseError) {
+        if (err.code === BridgeErrorCodes.noActiveEditor) throw new NotesError('NO_EDITOR', `VS Code has no active text editor: ${err.message}`);
+        if (err.code === BridgeErrorCodes.editRejected) throw new NotesError('INTERNAL', `VS Code rejected the edit: ${err.message}`);
+        throw new NotesError('INTERNAL', `The editor bridge answered an error: ${err.message}`);
+      }
+      if (err instanceof NotesError) {
+        this.dispose();
+        throw err;
+      }
+      this.dispose();
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the connection was lost: ${(err as Error).message})`);
+    }
+    const parsed = schema.safeParse(result);
+    if (!parsed.success) throw new NotesError('INTERNAL', `The editor bridge answered ${method} with an unexpected shape: ${parsed.error.message}`);
+    return parsed.data;
+  }
+}

@@ -1,0 +1,261 @@
+// MCP resources (spec 2.3): notes, workspace info, configuration values, theme, plugins; completion and subscriptions.
+import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import path from 'node:path';
+import { isNotesError } from '../src/core/errors';
+import { watchFileContent, watchTree, type Disposable } from '../src/core/workspace/watcher';
+import type { NotesContext } from './tools/context';
+import { readNoteMetadata } from './tools/note';
+import { currentWorkspaceInfo } from './tools/workspace';
+
+export const NOTE_URI_PREFIX = 'notesapp://notes/';
+export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
+const COMPLETION_LIMIT = 100;
+/** Plugin setting names whose values are secrets: redacted in every resource. */
+const SECRET_KEY = /(key|secret|token|password|passwd|credential|auth)$/i;
+
+export function noteUri(relative: string): string {
+  return NOTE_URI_PREFIX + relative.split('/').map(encodeURIComponent).join('/');
+}
+
+function json(uri: string, value: unknown): ReadResourceResult {
+  return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
+}
+
+/** Resource reads answer JSON-RPC errors; domain errors keep their message. */
+function asResourceError(err: unknown, uri: string): never {
+  if (isNotesError(err, 'NOT_FOUND')) throw new McpError(-32002, `Resource not found: ${uri}. ${err.message}`, { uri });
+  if (isNotesError(err)) throw new McpError(ErrorCode.InvalidParams, err.message, { uri });
+  throw err;
+}
+
+function redactSecrets(settings: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [plugin, values] of Object.entries(settings)) {
+    out[plugin] = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : v]));
+  }
+  return out;
+}
+
+function redactedConfig(ctx: NotesContext): Record<string, unknown> {
+  const copy = JSON.parse(JSON.stringify(ctx.config)) as Record<string, unknown> & { plugins: { settings: Record<string, Record<string, unknown>> } };
+  copy.plugins.settings = redactSecrets(copy.plugins.settings);
+  return copy;
+}
+
+function configKeys(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    const key = prefix ? `${prefix}.${k}` : k;
+    return [key, ...configKeys(v, key)];
+  });
+}
+
+function lookup(config: Record<string, unknown>, key: string): { found: boolean; value: unknown } {
+  let current: unknown = config;
+  for (const part of key.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, part)) return { found: false, value: undefined };
+    current = (current as Record<string, unknown>)[part];
+  }
+  return { found: true, value: current };
+}
+
+export async function completeNotePath(ctx: NotesContext, value: string): Promise<string[]> {
+  const needle = value.toLowerCase();
+  const notes = await ctx.listNotes();
+  const starts = notes.filter((n) => n.toLowerCase().startsWith(needle));
+  const contains = notes.filter((n) => !n.toLowerCase().startsWith(needle) && n.toLowerCase().includes(needle));
+  return [...starts, ...contains].slice(0, COMPLETION_LIMIT);
+}
+
+function pluginNames(ctx: NotesContext): string[] {
+  return [...new Set([...ctx.config.plugins.enabled, ...Object.keys(ctx.config.plugins.settings)])].sort();
+}
+
+export function registerResources(ctx: NotesContext): Disposable {
+  const { server } = ctx;
+
+  server.registerResource(
+    'note',
+    new ResourceTemplate(`${NOTE_URI_PREFIX}{+path}`, {
+      list: async () => ({
+        resources: (await ctx.listNotes()).map((p) => ({ uri: noteUri(p), name: p, title: path.posix.basename(p), mimeType: 'text/markdown' })),
+      }),
+      complete: { path: (value) => completeNotePath(ctx, value) },
+    }),
+    {
+      title: 'Note',
+      description:
+        'A note: contents[0] is its markdown text (text/markdown), contents[1] its metadata as JSON (the get_note_metadata record). {path} is workspace-relative; "/" stays as is, other special characters are percent-encoded.',
+      mimeType: 'text/markdown',
+    },
+    async (uri, variables) => {
+      const raw = Array.isArray(variables.path) ? variables.path.join('/') : String(variables.path);
+      let relative: string;
+      try {
+        relative = decodeURIComponent(raw);
+      } catch {
+        relative = raw;
+      }
+      try {
+        const { metadata, text } = await readNoteMetadata(ctx, relative);
+        return {
+          contents: [
+            { uri: uri.href, mimeType: 'text/markdown', text },
+            { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(metadata, null, 2) },
+          ],
+        };
+      } catch (err) {
+        asResourceError(err, uri.href);
+      }
+    },
+  );
+
+  server.registerResource(
+    'workspace-info',
+    WORKSPACE_INFO_URI,
+    { title: 'Workspace info', description: 'The workspace record {path, name, noteCount, size} and the workspace-related settings.', mimeType: 'application/json' },
+    async (uri) =>
+      json(uri.href, {
+        ...(await currentWorkspaceInfo(ctx)),
+        settings: { workspace: ctx.config.workspace, files: ctx.config.files, search: ctx.config.search },
+      }),
+  );
+
+  server.registerResource(
+    'config',
+    new ResourceTemplate('notesapp://config/{key}', {
+      list: async () => ({
+        resources: Object.keys(ctx.config).map((k) => ({ uri: `notesapp://config/${k}`, name: `config ${k}`, mimeType: 'application/json' })),
+      }),
+      complete: {
+        key: (value) =>
+          configKeys(redactedConfig(ctx))
+            .filter((k) => k.startsWith(value))
+            .slice(0, COMPLETION_LIMIT),
+      },
+    }),
+    {
+      title: 'Configuration value',
+      description: 'A configuration value by dotted key, e.g. editor.fontSize or integrations.mcp.tools; plugin secrets (apiKey, tokens, passwords) are redacted. Body: {key, value}.',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const key = decodeURIComponent(String(variables.key));
+      const { found, value } = lookup(redactedConfig(ctx), key);
+      if (!found) {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown configuration key "${key}". Top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri: uri.href });
+      }
+      return json(uri.href, { key, value });
+    },
+  );
+
+  server.registerResource(
+    'theme',
+    'notesapp://theme/current',
+    { title: 'Current theme', description: 'The theme setting (light, dark, system or custom), the custom theme colors, and the editor fonts.', mimeType: 'application/json' },
+    async (uri) => {
+      const { theme, customTheme, editor } = ctx.config;
+      return json(uri.href, {
+        theme,
+        customTheme,
+        fonts: { fontFamily: editor.fontFamily, monospaceFontFamily: editor.monospaceFontFamily, fontSize: editor.fontSize, lineHeight: editor.lineHeight },
+      });
+    },
+  );
+
+  server.registerResource(
+    'plugin',
+    new ResourceTemplate('notesapp://plugins/{name}', {
+      list: async () => ({ resources: pluginNames(ctx).map((n) => ({ uri: `notesapp://plugins/${encodeURIComponent(n)}`, name: `plugin ${n}`, mimeType: 'application/json' })) }),
+      complete: { name: (value) => pluginNames(ctx).filter((n) => n.startsWith(value)) },
+    }),
+    {
+      title: 'Plugin',
+      description: 'Plugin metadata and status: {name, installed, enabled, status, settings}. Secrets in its settings are redacted.',
+      mimeType: 'application/json',
+    },
+    async (uri, variables) => {
+      const name = decodeURIComponent(String(variables.name));
+      // No plugin host runs in this process yet: every plugin is honestly reported as not installed.
+      return json(uri.href, {
+        name,
+        installed: false,
+        enabled: ctx.config.plugins.enabled.includes(name),
+        status: 'not installed',
+        settings: redactSecrets(ctx.config.plugins.settings)[name] ?? {},
+      });
+    },
+  );
+
+  return registerSubscriptions(ctx);
+}
+
+/** resources/subscribe on a note watches the file; the note set is watched for list_changed. */
+function registerSubscriptions(ctx: NotesContext): Disposable {
+  const { server } = ctx;
+  server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
+  const subscriptions = new Map<string, Disposable>();
+  let snapshot: string | undefined;
+
+  const checkNoteSet = async () => {
+    try {
+      const current = (await ctx.listNotes()).join('\n');
+      if (snapshot !== undefined && current !== snapshot && server.isConnected()) {
+        await server.server.sendResourceListChanged();
+        if (subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
+      }
+      snapshot = current;
+    } catch (err) {
+      ctx.deps.log('warn', `checking the note list failed: ${(err as Error).message}`);
+    }
+  };
+  let pending: NodeJS.Timeout | undefined;
+  const scheduleCheck = () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => void checkNoteSet(), 100);
+    pending.unref();
+  };
+  void checkNoteSet();
+  ctx.onNotesChanged(scheduleCheck);
+  const tree = ctx.config.files.watchForChanges ? watchTree(ctx.deps.workspaceRoot, scheduleCheck) : undefined;
+
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    if (subscriptions.has(uri)) return {};
+    if (uri.startsWith(NOTE_URI_PREFIX)) {
+      let absolute: string;
+      try {
+        const relative = decodeURIComponent(new URL(uri).href.slice(NOTE_URI_PREFIX.length));
+        absolute = (await (await ctx.guard()).resolve(relative)).absolute;
+      } catch (err) {
+        if (isNotesError(err)) throw new McpError(ErrorCode.InvalidParams, err.message, { uri });
+        throw new McpError(ErrorCode.InvalidParams, `Cannot subscribe to ${uri}: ${(err as Error).message}`, { uri });
+      }
+      subscriptions.set(
+        uri,
+        watchFileContent(absolute, () => {
+          if (server.isConnected()) void server.server.sendResourceUpdated({ uri });
+        }),
+      );
+    } else {
+      // Other resources change only with the note set (workspace/info) or with a restart (configuration).
+      subscriptions.set(uri, { dispose: () => undefined });
+    }
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.get(request.params.uri)?.dispose();
+    subscriptions.delete(request.params.uri);
+    return {};
+  });
+
+  return {
+    dispose: () => {
+      clearTimeout(pending);
+      tree?.dispose();
+      for (const s of subscriptions.values()) s.dispose();
+      subscriptions.clear();
+    },
+  };
+}

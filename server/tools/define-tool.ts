@@ -1,0 +1,58 @@
+// The one place tools are registered: category toggles, and NotesError / thrown errors mapped to isError results.
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { isNotesError } from '../../src/core/errors';
+import type { NotesContext } from './context';
+
+/** `integrations.mcp.tools` keys. Note and workspace tools belong to fileOperations. */
+export type ToolCategory = 'fileOperations' | 'search' | 'editor' | 'ai';
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+  name: string;
+  category: ToolCategory;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>;
+  /** Returns the structured result; `text` overrides the JSON text block (e.g. raw file content). */
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string }>;
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx: NotesContext, spec: ToolSpec<I, O>): void {
+  const registered = ctx.server.registerTool(
+    spec.name,
+    {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: spec.input,
+      outputSchema: spec.output,
+      annotations: { title: spec.title, openWorldHint: false, ...spec.annotations },
+    },
+    // The SDK's callback type is generic over the shape; the arguments it passes were validated against spec.input.
+    (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
+      try {
+        const { structured, text } = await spec.run(args, extra);
+        return {
+          content: [{ type: 'text', text: text ?? JSON.stringify(structured, null, 2) }],
+          structuredContent: structured as Record<string, unknown>,
+        };
+      } catch (err) {
+        if (isNotesError(err)) return errorResult(err.message);
+        ctx.deps.log('error', `${spec.name} failed: ${(err as Error).stack ?? String(err)}`);
+        return errorResult(`${spec.name} failed: ${(err as Error).message ?? String(err)}`);
+      }
+    }) as never,
+  );
+  if (!ctx.config.integrations.mcp.tools[spec.category]) {
+    // Absent from tools/list; a call answers "Tool <name> disabled".
+    registered.disable();
+  }
+}

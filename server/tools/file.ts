@@ -1,0 +1,116 @@
+// File tools: read_file, write_file, list_files, create_file, delete_file.
+import { z } from 'zod';
+import type { NotesContext } from './context';
+import { defineTool } from './define-tool';
+
+const pathArg = z
+  .string()
+  .min(1)
+  .describe('File path, relative to the workspace root (POSIX "/" separators) or absolute inside the workspace.');
+
+export function registerFileTools(ctx: NotesContext): void {
+  defineTool(ctx, {
+    name: 'read_file',
+    category: 'fileOperations',
+    title: 'Read file',
+    description:
+      'Read a text file of the notes workspace. Files up to 1 MB come whole; larger files come in 1 MB ranges: when `truncated` is true, call again with `offset` set to `nextOffset`. The text content block is the file text itself.',
+    input: {
+      path: pathArg,
+      offset: z.number().int().min(0).optional().describe('Byte offset to start reading at (default 0). For files over 1 MB.'),
+      length: z.number().int().min(1).optional().describe('Number of bytes to read (default 1048576). For files over 1 MB.'),
+    },
+    output: {
+      path: z.string().describe('Workspace-relative path.'),
+      content: z.string().describe('The text read.'),
+      size: z.number().describe('Size of the whole file in bytes.'),
+      offset: z.number().describe('Byte offset of the returned text.'),
+      length: z.number().describe('Bytes returned.'),
+      truncated: z.boolean().describe('True when the file continues after this range.'),
+      nextOffset: z.number().nullable().describe('Offset to continue from, or null at the end of the file.'),
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run: async ({ path, offset, length }) => {
+      const result = await (await ctx.files()).read(path, { offset, length });
+      return { structured: result, text: result.content };
+    },
+  });
+
+  defineTool(ctx, {
+    name: 'write_file',
+    category: 'fileOperations',
+    title: 'Write file',
+    description:
+      'Create or completely replace a text file in the workspace with the given content. Parent folders are created. The write is atomic: readers see the old or the new file, never a partial one.',
+    input: { path: pathArg, content: z.string().describe('The full new text of the file (UTF-8).') },
+    output: {
+      success: z.literal(true),
+      path: z.string().describe('Workspace-relative path written.'),
+      bytes: z.number().describe('Bytes written.'),
+      created: z.boolean().describe('True when the file did not exist before.'),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    run: async ({ path, content }) => {
+      const result = await (await ctx.files()).write(path, content, { exclusive: false });
+      if (result.created) ctx.notesChanged();
+      return { structured: { success: true as const, ...result } };
+    },
+  });
+
+  defineTool(ctx, {
+    name: 'list_files',
+    category: 'fileOperations',
+    title: 'List files',
+    description:
+      'List every file of the workspace, recursively, as sorted workspace-relative paths. Files matching files.excludePatterns are left out, and so are hidden files (names starting with ".") unless files.showHiddenFiles is on.',
+    input: {},
+    output: {
+      files: z.array(z.string()).describe('Workspace-relative POSIX paths, sorted.'),
+      count: z.number().describe('Number of files.'),
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run: async () => {
+      const files = await ctx.listFiles();
+      return { structured: { files, count: files.length } };
+    },
+  });
+
+  defineTool(ctx, {
+    name: 'create_file',
+    category: 'fileOperations',
+    title: 'Create file',
+    description: 'Create a new text file (parent folders included). Fails if a file already exists at the path, so nothing is ever overwritten.',
+    input: { path: pathArg, content: z.string().optional().describe('Initial text of the file (default: empty).') },
+    output: {
+      success: z.literal(true),
+      path: z.string().describe('Workspace-relative path of the created file.'),
+      bytes: z.number().describe('Bytes written.'),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: async ({ path, content }) => {
+      const result = await (await ctx.files()).write(path, content ?? '', { exclusive: true });
+      ctx.notesChanged();
+      return { structured: { success: true as const, path: result.path, bytes: result.bytes } };
+    },
+  });
+
+  defineTool(ctx, {
+    name: 'delete_file',
+    category: 'fileOperations',
+    title: 'Delete file',
+    description: 'Delete one file of the workspace permanently. Folders are refused. The result says which file was deleted and its size.',
+    input: { path: pathArg },
+    output: {
+      success: z.literal(true),
+      deleted: z.string().describe('Workspace-relative path of the deleted file.'),
+      size: z.number().describe('Size in bytes of the file that was deleted.'),
+      message: z.string(),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    run: async ({ path }) => {
+      const result = await (await ctx.files()).delete(path);
+      ctx.notesChanged();
+      return { structured: { success: true as const, deleted: result.path, size: result.size, message: `Deleted ${result.path} (${result.size} bytes).` } };
+    },
+  });
+}

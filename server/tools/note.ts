@@ -1,0 +1,101 @@
+// Note tools: create_note, get_note_metadata, update_note_metadata.
+import path from 'node:path';
+import { z } from 'zod';
+import { NotesError, isNotesError } from '../../src/core/errors';
+import { updateFrontmatter } from '../../src/core/notes/frontmatter';
+import { LinkResolver } from '../../src/core/notes/links';
+import { noteMetadata, type NoteMetadata } from '../../src/core/notes/metadata';
+import { fileNameForTitle, renderTemplate } from '../../src/core/notes/templates';
+import { isNoteFile } from '../../src/core/workspace/file-types';
+import type { NotesContext } from './context';
+import { defineTool } from './define-tool';
+import { noteMetadataShape } from './note-schemas';
+
+const notePath = z.string().min(1).describe('Path of the note, relative to the workspace root or absolute inside it.');
+
+export async function readNoteMetadata(ctx: NotesContext, userPath: string): Promise<{ metadata: NoteMetadata; text: string }> {
+  const files = await ctx.files();
+  const { path: relative, text } = await files.readText(userPath);
+  const { stat } = await files.stat(relative);
+  const resolver = new LinkResolver(await ctx.listFiles(), ['.md', '.markdown', ctx.config.files.fileExtension]);
+  return { metadata: noteMetadata({ path: relative, text, stat, resolver }), text };
+}
+
+export function registerNoteTools(ctx: NotesContext): void {
+  defineTool(ctx, {
+    name: 'create_note',
+    category: 'fileOperations',
+    title: 'Create note',
+    description: `Create a new note from a title. The file name is the title made safe for Windows, macOS and Linux, with extension ${ctx.config.files.fileExtension} (files.fileExtension). Without content, the note starts from files.defaultNewFileTemplate ({title}, {date}, {time}, {datetime}). Never overwrites: when the name is taken, " 2", " 3", ... is appended. Returns the path it chose.`,
+    input: {
+      title: z.string().min(1).describe('Title of the note; also its file name.'),
+      content: z.string().optional().describe('Full text of the note; default: the new-note template.'),
+      folder: z.string().optional().describe('Workspace-relative folder to create the note in (created if missing); default: the workspace root.'),
+    },
+    output: {
+      success: z.literal(true),
+      path: z.string().describe('Workspace-relative path of the created note.'),
+      title: z.string(),
+      bytes: z.number(),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: async ({ title, content, folder }) => {
+      const files = await ctx.files();
+      const guard = await ctx.guard();
+      const base = folder ? (await guard.resolve(folder)).relative : '';
+      const name = fileNameForTitle(title);
+      const text = content ?? renderTemplate(ctx.config.files.defaultNewFileTemplate, { title });
+      for (let n = 1; n < 1000; n++) {
+        const candidate = path.posix.join(base, `${n === 1 ? name : `${name} ${n}`}${ctx.config.files.fileExtension}`);
+        try {
+          const result = await files.write(candidate, text, { exclusive: true });
+          ctx.notesChanged();
+          return { structured: { success: true as const, path: result.path, title, bytes: result.bytes } };
+        } catch (err) {
+          if (!isNotesError(err, 'ALREADY_EXISTS')) throw err;
+        }
+      }
+      throw new NotesError('ALREADY_EXISTS', `No free file name for "${title}" in ${base || 'the workspace root'}.`);
+    },
+  });
+
+  defineTool(ctx, {
+    name: 'get_note_metadata',
+    category: 'fileOperations',
+    title: 'Get note metadata',
+    description:
+      "Return a note's metadata: title, YAML frontmatter, tags (frontmatter and inline #tags), outgoing links (markdown links and [[wikilinks]] with |alias and #heading, each resolved to a workspace path), headings, word count, created/modified times and size.",
+    input: { path: notePath },
+    output: noteMetadataShape,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    run: async ({ path: p }) => ({ structured: (await readNoteMetadata(ctx, p)).metadata }),
+  });
+
+  defineTool(ctx, {
+    name: 'update_note_metadata',
+    category: 'fileOperations',
+    title: 'Update note metadata',
+    description:
+      "Merge keys into a note's YAML frontmatter: given keys are set (replacing old values), keys set to null are removed, other keys are kept. The note's body is left byte for byte. A note without frontmatter gets one.",
+    input: {
+      path: notePath,
+      metadata: z.record(z.string(), z.unknown()).describe('Frontmatter keys to set; a null value removes the key.'),
+    },
+    output: {
+      success: z.literal(true),
+      path: z.string(),
+      frontmatter: z.record(z.string(), z.unknown()).describe('The frontmatter after the update.'),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: async ({ path: p, metadata }) => {
+      const files = await ctx.files();
+      const { path: relative, text } = await files.readText(p);
+      if (!isNoteFile(relative, ctx.config.files.fileExtension)) {
+        throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is not a note; frontmatter can only be added to markdown notes.`);
+      }
+      const updated = updateFrontmatter(text, metadata);
+      await files.write(relative, updated.text, { exclusive: false });
+      return { structured: { success: true as const, path: relative, frontmatter: JSON.parse(JSON.stringify(updated.data)) as Record<string, unknown> } };
+    },
+  });
+}

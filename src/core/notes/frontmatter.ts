@@ -1,0 +1,55 @@
+// Frontmatter of a note: parsed with gray-matter, merged and rewritten without touching the body.
+import matter from 'gray-matter';
+import { NotesError } from '../errors';
+
+/** Matches a leading YAML frontmatter block, including the newline after the closing delimiter. */
+const FRONTMATTER_BLOCK = /^\uFEFF?---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
+
+export interface SplitNote {
+  /** Parsed frontmatter (empty when the note has none). */
+  data: Record<string, unknown>;
+  /** Everything after the frontmatter block, byte for byte. */
+  body: string;
+  /** Number of lines the frontmatter block occupies (0 when none); body line N is file line N + this. */
+  bodyLineOffset: number;
+}
+
+function jsonSafe(value: unknown): unknown {
+  // YAML dates become Date objects; results must be plain JSON.
+  return JSON.parse(JSON.stringify(value ?? {}));
+}
+
+export function splitNote(text: string): SplitNote {
+  const block = FRONTMATTER_BLOCK.exec(text);
+  if (!block) return { data: {}, body: text, bodyLineOffset: 0 };
+  let data: Record<string, unknown>;
+  try {
+    // Passing options disables gray-matter's cache, whose shared objects must not be mutated.
+    const parsed = matter(block[0].replace(/^\uFEFF/, ''), {}).data;
+    data = (jsonSafe(parsed) ?? {}) as Record<string, unknown>;
+  } catch (err) {
+    throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
+  }
+  if (typeof data !== 'object' || Array.isArray(data)) data = {};
+  const lines = block[0].split('\n').length - (block[0].endsWith('\n') ? 1 : 0);
+  return { data, body: text.slice(block[0].length), bodyLineOffset: lines };
+}
+
+/**
+ * Merges `patch` into the frontmatter: keys set to null are removed, others replaced. The body after the
+ * frontmatter block stays byte for byte. With no keys left the frontmatter block is dropped.
+ */
+export function updateFrontmatter(text: string, patch: Record<string, unknown>): { text: string; data: Record<string, unknown> } {
+  const { data, body } = splitNote(text);
+  const merged: Record<string, unknown> = { ...data };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  }
+  if (Object.keys(merged).length === 0) return { text: body, data: merged };
+  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
+  // stringify('') yields "---\n<yaml>---\n\n"; drop the trailing empty content line.
+  let header = matter.stringify('', merged).replace(/\n$/, '');
+  if (eol === '\r\n') header = header.replace(/\n/g, '\r\n');
+  return { text: header + body, data: merged };
+}

@@ -1,0 +1,75 @@
+// Resolves the targets of markdown links and [[wikilinks]] to workspace-relative note paths.
+import path from 'node:path';
+import type { RawLink } from './structure';
+
+export interface ResolvedLink extends RawLink {
+  /** Workspace-relative POSIX path of the target; null for external links and targets that do not exist. */
+  path: string | null;
+  external: boolean;
+}
+
+const NOTE_EXTENSIONS = ['.md', '.markdown'];
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+function stripExtension(file: string): string {
+  return file.slice(0, file.length - path.posix.extname(file).length);
+}
+
+export class LinkResolver {
+  private readonly byPath = new Map<string, string>();
+  private readonly byName = new Map<string, string[]>();
+
+  /** `files`: every workspace-relative POSIX file path; `extensions`: note extensions tried for bare targets. */
+  constructor(
+    files: readonly string[],
+    private readonly extensions: readonly string[] = NOTE_EXTENSIONS,
+  ) {
+    for (const file of files) {
+      this.byPath.set(file.toLowerCase(), file);
+      const name = path.posix.basename(stripExtension(file)).toLowerCase();
+      const list = this.byName.get(name) ?? [];
+      list.push(file);
+      this.byName.set(name, list);
+    }
+    for (const list of this.byName.values()) list.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+  }
+
+  resolve(link: RawLink, fromNote: string): ResolvedLink {
+    if (link.type === 'markdown' && SCHEME.test(link.target)) return { ...link, path: null, external: true };
+    if (link.target === '') return { ...link, path: fromNote, external: false }; // [text](#heading), [[#heading]]
+    return { ...link, path: link.type === 'wikilink' ? this.wikilink(link.target, fromNote) : this.markdown(link.target, fromNote), external: false };
+  }
+
+  private lookup(candidate: string): string | null {
+    if (candidate.startsWith('../') || candidate === '..') return null;
+    const exact = this.byPath.get(candidate.toLowerCase());
+    if (exact) return exact;
+    for (const ext of this.extensions) {
+      const withExt = this.byPath.get(`${candidate}${ext}`.toLowerCase());
+      if (withExt) return withExt;
+    }
+    return null;
+  }
+
+  private markdown(target: string, fromNote: string): string | null {
+    let decoded = target;
+    try {
+      decoded = decodeURIComponent(target);
+    } catch {
+      // keep it as written
+    }
+    const base = decoded.startsWith('/') ? decoded.slice(1) : path.posix.join(path.posix.dirname(fromNote), decoded);
+    return this.lookup(path.posix.normalize(base));
+  }
+
+  /** [[Name]] matches a note of that name anywhere (same folder first, then the shallowest); [[a/b]] is a path. */
+  private wikilink(target: string, fromNote: string): string | null {
+    if (target.includes('/')) {
+      return this.lookup(path.posix.normalize(target)) ?? this.lookup(path.posix.join(path.posix.dirname(fromNote), target));
+    }
+    const candidates = this.byName.get(stripExtension(target).toLowerCase()) ?? this.byName.get(target.toLowerCase());
+    if (!candidates?.length) return null;
+    const folder = path.posix.dirname(fromNote);
+    return candidates.find((c) => path.posix.dirname(c) === folder) ?? candidates[0];
+  }
+}

@@ -1,0 +1,55 @@
+// Deterministic extractive summary: the note's most representative sentences, in their original order.
+import { splitNote } from './frontmatter';
+import { analyseBody } from './structure';
+
+const STOPWORDS = new Set(
+  'a an and are as at be but by for from has have he her his i if in into is it its of on or our she so that the their them then there these they this to was we were what when which who will with you your not can do does did been also than too very just about over under more most some such only own same other'.split(
+    ' ',
+  ),
+);
+
+function sentences(paragraph: string): string[] {
+  return (paragraph.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
+}
+
+function words(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => !STOPWORDS.has(w) && w.length > 2);
+}
+
+function clip(text: string, maxLength: number): string {
+  if (text.length <= maxLength) return text;
+  const cut = text.slice(0, Math.max(0, maxLength - 1));
+  const space = cut.lastIndexOf(' ');
+  return `${(space > maxLength / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * Scores each sentence by the frequency of its content words across the note (normalised by length, with a small
+ * bonus for the opening sentence), then keeps the best sentences that fit in `maxLength` characters.
+ */
+export function extractiveSummary(text: string, maxLength: number): string {
+  const { body, bodyLineOffset } = splitNote(text);
+  const all = analyseBody(body, bodyLineOffset).paragraphs.flatMap(sentences);
+  if (all.length === 0) return '';
+  const freq = new Map<string, number>();
+  for (const s of all) for (const w of words(s)) freq.set(w, (freq.get(w) ?? 0) + 1);
+  const scored = all.map((s, index) => {
+    const ws = words(s);
+    const score = ws.length ? ws.reduce((sum, w) => sum + (freq.get(w) ?? 0), 0) / Math.sqrt(ws.length) : 0;
+    return { s, index, score: score + (index === 0 ? 1 : 0) };
+  });
+  const ranked = [...scored].sort((a, b) => b.score - a.score || a.index - b.index);
+  const chosen: typeof scored = [];
+  let length = 0;
+  for (const candidate of ranked) {
+    const extra = candidate.s.length + (chosen.length ? 1 : 0);
+    if (length + extra > maxLength) continue;
+    chosen.push(candidate);
+    length += extra;
+  }
+  if (chosen.length === 0) return clip(ranked[0].s, maxLength);
+  return chosen
+    .sort((a, b) => a.index - b.index)
+    .map((c) => c.s)
+    .join(' ');
+}

@@ -1,0 +1,40 @@
+// New-note templates ({title}, {date}, {time}, {datetime}) and note titles turned into portable file names.
+
+function pad(n: number): string {
+  return String(n).padStart(2, '0');
+}
+
+/** Fills the template variables of spec 2.1.5 using local time; {datetime} is ISO 8601 with the UTC offset. */
+export function renderTemplate(template: string, vars: { title: string; now?: Date }): string {
+  const now = vars.now ?? new Date();
+  const date = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  const time = `${pad(now.getHours())}:${pad(now.getMinutes())}`;
+  const offsetMinutes = -now.getTimezoneOffset();
+  const sign = offsetMinutes >= 0 ? '+' : '-';
+  const offset = `${sign}${pad(Math.floor(Math.abs(offsetMinutes) / 60))}:${pad(Math.abs(offsetMinutes) % 60)}`;
+  const datetime = `${date}T${time}:${pad(now.getSeconds())}${offset}`;
+  const values: Record<string, string> = { title: vars.title, date, time, datetime };
+  return template.replace(/\{(title|date|time|datetime)\}/g, (_, key: string) => values[key]);
+}
+
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+const MAX_NAME_LENGTH = 120;
+
+/**
+ * A file name (without extension) valid on Windows, macOS and Linux: characters <>:"/\|?* and control characters
+ * become "-", runs of whitespace collapse, trailing dots and spaces go, reserved device names get a "_" suffix.
+ */
+export function fileNameForTitle(title: string): string {
+  let name = title
+    .normalize('NFC')
+    // eslint-disable-next-line no-control-regex
+    .replace(/[<>:"/\\|?*\u0000-\u001f\u007f]/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^\.+/, '')
+    .replace(/[. ]+$/, '');
+  if (name.length > MAX_NAME_LENGTH) name = name.slice(0, MAX_NAME_LENGTH).replace(/[. ]+$/, '');
+  if (name === '' || /^-+$/.test(name)) name = 'Untitled';
+  if (WINDOWS_RESERVED.test(name)) name = `${name}_`;
+  return name;
+}

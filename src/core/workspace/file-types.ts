@@ -1,0 +1,22 @@
+// The text and note file types that may be created or written when security.validateFileTypes is on.
+import path from 'node:path';
+
+/** Lower-case extensions of notes and plain-text files; anything else (binaries, executables) is refused. */
+export const TEXT_FILE_EXTENSIONS: readonly string[] = [
+  '.md', '.markdown', '.mdown', '.mkd', '.mdx', '.txt', '.text', '.org', '.rst', '.adoc', '.tex',
+  '.json', '.jsonc', '.yaml', '.yml', '.toml', '.csv', '.tsv', '.xml', '.html', '.htm', '.css', '.svg',
+  '.canvas', '.excalidraw', '.log', '.ini', '.conf',
+];
+
+/** Extensions counted as notes (plus files.fileExtension). */
+export const NOTE_EXTENSIONS: readonly string[] = ['.md', '.markdown', '.mdown', '.mkd', '.mdx'];
+
+export function isAllowedTextFile(file: string, fileExtension: string): boolean {
+  const ext = path.extname(file).toLowerCase();
+  return ext !== '' && (TEXT_FILE_EXTENSIONS.includes(ext) || ext === fileExtension.toLowerCase());
+}
+
+export function isNoteFile(file: string, fileExtension: string): boolean {
+  const ext = path.extname(file).toLowerCase();
+  return NOTE_EXTENSIONS.includes(ext) || ext === fileExtension.toLowerCase();
+}
