@@ -1,7 +1,11 @@
 // Lists the workspace's files (fdir), honouring exclude globs (picomatch) and the hidden-files setting.
-import { fdir } from 'fdir';
 import path from 'node:path';
 import picomatch from 'picomatch';
+// The CommonJS build on purpose: bundling fdir's ESM build into the CommonJS server breaks on import.meta.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- see the line above
+import fdirPackage = require('fdir');
+
+const { fdir } = fdirPackage;
 
 export interface ListOptions {
   excludePatterns: readonly string[];

@@ -1,0 +1,147 @@
+// File tools through a real MCP client: read_file, write_file, list_files, create_file, delete_file.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { call, callError, callOk, startServer, textOf, type Harness } from './harness';
+
+describe('MCP file tools', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer({ config: { security: { maxFileSize: 3 * 1024 * 1024 } } });
+  });
+  after(async () => h?.close());
+
+  it('read_file returns the text of a note by relative path, and the text block is the file itself', async () => {
+    const result = await call(h.client, 'read_file', { path: 'ideas.md' });
+    const expected = fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8');
+    assert.equal(textOf(result), expected);
+    assert.deepEqual(result.structuredContent, {
+      path: 'ideas.md', content: expected, size: Buffer.byteLength(expected), offset: 0, length: Buffer.byteLength(expected), truncated: false, nextOffset: null,
+    });
+  });
+
+  it('read_file accepts an absolute path inside the workspace and answers with the relative path', async () => {
+    const r = await callOk<{ path: string }>(h.client, 'read_file', { path: path.join(h.workspace, 'projects', 'Project Plan.md') });
+    assert.equal(r.path, 'projects/Project Plan.md');
+  });
+
+  it('read_file refuses paths outside the workspace: traversal, absolute, symlink', async () => {
+    assert.match(await callError(h.client, 'read_file', { path: '../etc/passwd' }), /outside the workspace/);
+    assert.match(await callError(h.client, 'read_file', { path: '/etc/hostname' }), /outside the workspace/);
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.md'), 'secret');
+    fs.symlinkSync(outside, path.join(h.workspace, 'escape'));
+    try {
+      assert.match(await callError(h.client, 'read_file', { path: 'escape/secret.md' }), /outside the workspace/);
+      assert.match(await callError(h.client, 'write_file', { path: 'escape/new.md', content: 'x' }), /outside the workspace/);
+      assert.equal(fs.existsSync(path.join(outside, 'new.md')), false);
+    } finally {
+      fs.rmSync(path.join(h.workspace, 'escape'));
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('read_file reports a missing file and a folder clearly', async () => {
+    assert.match(await callError(h.client, 'read_file', { path: 'nope.md' }), /File not found: "nope.md"/);
+    assert.match(await callError(h.client, 'read_file', { path: 'projects' }), /is a folder/);
+  });
+
+  it('read_file returns files over 1 MB in ranges that join up to the whole file', async () => {
+    const line = 'Große Notiz — ünïcödé line with emoji 🙂 and text.\n';
+    const big = line.repeat(Math.ceil((1.5 * 1024 * 1024) / Buffer.byteLength(line)));
+    fs.writeFileSync(path.join(h.workspace, 'big.md'), big);
+    const first = await callOk<{ content: string; truncated: boolean; nextOffset: number; size: number; length: number }>(h.client, 'read_file', { path: 'big.md' });
+    assert.equal(first.truncated, true);
+    assert.equal(first.size, Buffer.byteLength(big));
+    assert.ok(first.length <= 1024 * 1024);
+    const second = await callOk<{ content: string; truncated: boolean; nextOffset: number | null }>(h.client, 'read_file', { path: 'big.md', offset: first.nextOffset });
+    assert.equal(second.truncated, false);
+    assert.equal(second.nextOffset, null);
+    assert.equal(first.content + second.content, big);
+    // A range never splits a character: 4 bytes would end inside "ß", so 3 come back and the next range starts there.
+    const slice = await callOk<{ content: string; length: number; nextOffset: number }>(h.client, 'read_file', { path: 'big.md', offset: 0, length: 4 });
+    assert.deepEqual([slice.content, slice.length, slice.nextOffset], ['Gro', 3, 3]);
+    const next = await callOk<{ content: string }>(h.client, 'read_file', { path: 'big.md', offset: 3, length: 2 });
+    assert.equal(next.content, 'ß');
+  });
+
+  it('read_file refuses a file over security.maxFileSize, naming size and limit', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'huge.txt'), Buffer.alloc(3 * 1024 * 1024 + 1, 'a'));
+    const message = await callError(h.client, 'read_file', { path: 'huge.txt' });
+    assert.match(message, /3145729 bytes/);
+    assert.match(message, /3145728 bytes \(security\.maxFileSize\)/);
+  });
+
+  it('write_file creates parent folders, replaces content atomically and keeps the file mode', async () => {
+    const created = await callOk(h.client, 'write_file', { path: 'new/deep/note.md', content: '# New\n' });
+    assert.deepEqual(created, { success: true, path: 'new/deep/note.md', bytes: 6, created: true });
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'new/deep/note.md'), 'utf8'), '# New\n');
+    const file = path.join(h.workspace, 'ideas.md');
+    fs.chmodSync(file, 0o640);
+    const replaced = await callOk(h.client, 'write_file', { path: 'ideas.md', content: 'replaced' });
+    assert.deepEqual(replaced, { success: true, path: 'ideas.md', bytes: 8, created: false });
+    assert.equal(fs.readFileSync(file, 'utf8'), 'replaced');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o640);
+    assert.deepEqual(fs.readdirSync(path.dirname(file)).filter((n) => n.includes('ideas.md.')), [], 'no temporary files left');
+  });
+
+  it('write_file refuses content over security.maxFileSize and non-text file types, leaving nothing on disk', async () => {
+    const message = await callError(h.client, 'write_file', { path: 'too-big.md', content: 'a'.repeat(3 * 1024 * 1024 + 5) });
+    assert.match(message, /3145733 bytes, over the limit of 3145728 bytes/);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'too-big.md')), false);
+    assert.match(await callError(h.client, 'write_file', { path: 'tool.exe', content: 'MZ' }), /not a text or note file type/);
+    assert.match(await callError(h.client, 'create_file', { path: 'Makefile' }), /security\.validateFileTypes/);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'tool.exe')), false);
+  });
+
+  it('create_file creates a file and refuses an existing path without touching it', async () => {
+    assert.deepEqual(await callOk(h.client, 'create_file', { path: 'inbox/todo.md', content: '- [ ] x\n' }), { success: true, path: 'inbox/todo.md', bytes: 8 });
+    assert.deepEqual(await callOk(h.client, 'create_file', { path: 'inbox/empty.md' }), { success: true, path: 'inbox/empty.md', bytes: 0 });
+    const before = fs.readFileSync(path.join(h.workspace, 'index.md'), 'utf8');
+    assert.match(await callError(h.client, 'create_file', { path: 'index.md', content: 'x' }), /"index.md" already exists/);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'index.md'), 'utf8'), before);
+  });
+
+  it('delete_file deletes a file, says what it deleted, and refuses folders', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'gone.md'), 'bye');
+    assert.deepEqual(await callOk(h.client, 'delete_file', { path: 'gone.md' }), { success: true, deleted: 'gone.md', size: 3, message: 'Deleted gone.md (3 bytes).' });
+    assert.equal(fs.existsSync(path.join(h.workspace, 'gone.md')), false);
+    assert.match(await callError(h.client, 'delete_file', { path: 'journal' }), /is a folder; delete_file removes files only/);
+    assert.ok(fs.existsSync(path.join(h.workspace, 'journal/2024-03-02.md')));
+    assert.match(await callError(h.client, 'delete_file', { path: 'gone.md' }), /File not found/);
+  });
+
+  it('rejects arguments of the wrong type with a clear message, and keeps serving', async () => {
+    const result = await call(h.client, 'read_file', { path: 42 });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /path/);
+    assert.ok((await callOk(h.client, 'list_files')).count);
+  });
+});
+
+describe('MCP list_files', () => {
+  it('lists every file recursively and sorted, without hidden files or excluded patterns', async () => {
+    const h = await startServer({ config: { files: { excludePatterns: ['**/archive/**', '**/*.csv'] } } });
+    try {
+      fs.writeFileSync(path.join(h.workspace, '.DS_Store'), 'x');
+      const r = await callOk<{ files: string[]; count: number }>(h.client, 'list_files');
+      assert.deepEqual(r.files, ['ideas.md', 'index.md', 'journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md', 'projects/Project Plan.md']);
+      assert.equal(r.count, 5);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('shows hidden files when files.showHiddenFiles is on', async () => {
+    const h = await startServer({ config: { files: { showHiddenFiles: true } } });
+    try {
+      const r = await callOk<{ files: string[] }>(h.client, 'list_files');
+      assert.deepEqual(r.files, [
+        '.hidden/secret.md', 'archive/old-draft.md', 'ideas.md', 'index.md', 'journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md', 'projects/Project Plan.md', 'projects/budget.csv',
+      ]);
+    } finally {
+      await h.close();
+    }
+  });
+});
