@@ -2,6 +2,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -54,6 +55,10 @@ if (!production) {
     external: ['vscode', 'mocha'],
   });
 }
+
+// media/config.schema.json and the README's configuration section are generated from the zod config schema.
+await esbuild.build({ ...common, minify: false, sourcemap: false, entryPoints: ['src/vscode/config/artifacts.ts'], outfile: 'out/config-artifacts.cjs' });
+for (const file of createRequire(import.meta.url)('./out/config-artifacts.cjs').writeConfigArtifacts(process.cwd())) console.log(`[build] generated ${file}`);
 
 if (watch) {
   const contexts = await Promise.all(builds.map((b) => esbuild.context(b)));

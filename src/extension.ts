@@ -1,6 +1,7 @@
 // Composition root: wires the features and returns the public API. Nothing else lives here.
 import * as vscode from 'vscode';
 import { registerShowStatus, statusSummary, type StatusSummary } from './vscode/show-status';
+import { registerConfiguration } from './vscode/config/register';
 import { createConfigStore, configFilePath } from './core/config';
 import { startEditorBridge } from './vscode/bridge';
 import { registerMcpShell, type McpShell } from './vscode/mcp';
@@ -15,6 +16,7 @@ export function activate(context: vscode.ExtensionContext): NotesApi {
   const log = vscode.window.createOutputChannel('Notes', { log: true });
   context.subscriptions.push(log);
   registerShowStatus(context, log);
+  registerConfiguration(context, log);
   const store = createConfigStore({ file: configFilePath(), logger: log });
   const bridge = startEditorBridge(context, log);
   const shell = registerMcpShell(context, { log, store, bridge });

@@ -65,11 +65,11 @@ export const customThemeSchema = z
       .describe('Interface colors, #rrggbb.'),
     syntax: z
       .strictObject({
-        keyword: hexColor,
-        string: hexColor,
-        comment: hexColor,
-        function: hexColor,
-        variable: hexColor,
+        keyword: hexColor.describe('Keywords.'),
+        string: hexColor.describe('String literals.'),
+        comment: hexColor.describe('Comments.'),
+        function: hexColor.describe('Function names.'),
+        variable: hexColor.describe('Variables.'),
       })
       .partial()
       .default({})

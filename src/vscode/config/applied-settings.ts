@@ -1,0 +1,136 @@
+// Writes the configuration's VS Code settings ([markdown] or workspace scope only) and takes them back exactly.
+import { isDeepStrictEqual } from 'node:util';
+import * as vscode from 'vscode';
+import type { NotesConfig } from '../../core/config/schema';
+import { vscodeSettingsFor, type SettingScope, type SettingWrite } from './settings-map';
+
+/** What we wrote, and what was there before, so that removal restores the folder's own value. */
+interface AppliedEntry {
+  scope: SettingScope;
+  key: string;
+  value: unknown;
+  previous: unknown;
+}
+
+const STATE_KEY = 'notesapp.appliedSettings';
+const ENABLED_KEY = 'notesapp.applySettings';
+
+function id(scope: SettingScope, key: string): string {
+  return `${scope}:${key}`;
+}
+
+/**
+ * Applies and removes the mapped settings. Only the opened folder's settings are written (the `[markdown]`
+ * block and plain keys of `.vscode/settings.json`); with no folder open nothing is written, because the
+ * only other place is the user's own settings. The record of what was written lives in workspace state.
+ */
+export class AppliedSettings {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly state: vscode.Memento,
+    private readonly log: vscode.LogOutputChannel,
+    /** Extra settings that are not part of the mapping (the JSON schema association of an overridden path). */
+    private readonly extra: (current: (scope: SettingScope, key: string) => unknown) => SettingWrite[] = () => [],
+  ) {}
+
+  get enabled(): boolean {
+    return this.state.get<boolean>(ENABLED_KEY, true);
+  }
+
+  /** Keys currently written by us, e.g. `markdown:editor.fontSize`. */
+  appliedKeys(): string[] {
+    return Object.keys(this.record());
+  }
+
+  /** Makes the folder's settings match `config`; keys that the config no longer asks for are taken back. */
+  apply(config: NotesConfig, { enable = false } = {}): Promise<void> {
+    return this.serialized(async () => {
+      if (enable) await this.state.update(ENABLED_KEY, true);
+      if (!this.enabled) return;
+      if (!vscode.workspace.workspaceFolders?.length) {
+        this.log.info('No folder is open: the configuration is not applied to VS Code settings (only folder settings are ever written).');
+        return;
+      }
+      const record = this.record();
+      const wanted = [...vscodeSettingsFor(config), ...this.extra((scope, key) => this.current(scope, key))];
+      const wantedIds = new Set(wanted.map((w) => id(w.scope, w.key)));
+      for (const [entryId, entry] of Object.entries(record)) {
+        if (!wantedIds.has(entryId)) {
+          await this.restore(entry);
+          delete record[entryId];
+        }
+      }
+      for (const write of wanted) {
+        const entryId = id(write.scope, write.key);
+        const current = this.current(write.scope, write.key);
+        if (!record[entryId]) record[entryId] = { ...write, previous: current };
+        record[entryId].value = write.value;
+        if (isDeepStrictEqual(current, write.value)) continue;
+        // A write that failed left the earlier value in place: nothing of ours to take back later.
+        if (!(await this.write(write.scope, write.key, write.value)) && isDeepStrictEqual(current, record[entryId].previous)) delete record[entryId];
+      }
+      await this.state.update(STATE_KEY, record);
+    });
+  }
+
+  /**
+   * Takes back every setting we wrote (restoring the folder's earlier value) and stops applying until
+   * `apply(config, { enable: true })`. A setting the user has changed since is theirs and stays.
+   */
+  remove(): Promise<string[]> {
+    return this.serialized(async () => {
+      const removed: string[] = [];
+      for (const [entryId, entry] of Object.entries(this.record())) {
+        if (await this.restore(entry)) removed.push(entryId);
+      }
+      await this.state.update(STATE_KEY, {});
+      await this.state.update(ENABLED_KEY, false);
+      return removed;
+    });
+  }
+
+  private record(): Record<string, AppliedEntry> {
+    return structuredClone(this.state.get<Record<string, AppliedEntry>>(STATE_KEY, {}));
+  }
+
+  private async restore(entry: AppliedEntry): Promise<boolean> {
+    const current = this.current(entry.scope, entry.key);
+    if (!isDeepStrictEqual(current, entry.value)) {
+      this.log.info(`Leaving ${entry.key} (${entry.scope}) alone: it was changed after it was applied`);
+      return false;
+    }
+    return this.write(entry.scope, entry.key, entry.previous);
+  }
+
+  private current(scope: SettingScope, key: string): unknown {
+    const inspected =
+      scope === 'markdown'
+        ? vscode.workspace.getConfiguration(undefined, { languageId: 'markdown' }).inspect(key)
+        : vscode.workspace.getConfiguration().inspect(key);
+    return scope === 'markdown' ? inspected?.workspaceLanguageValue : inspected?.workspaceValue;
+  }
+
+  private async write(scope: SettingScope, key: string, value: unknown): Promise<boolean> {
+    try {
+      if (scope === 'markdown') {
+        await vscode.workspace
+          .getConfiguration(undefined, { languageId: 'markdown' })
+          .update(key, value, vscode.ConfigurationTarget.Workspace, true);
+      } else {
+        await vscode.workspace.getConfiguration().update(key, value, vscode.ConfigurationTarget.Workspace);
+      }
+      return true;
+    } catch (err) {
+      // A setting unknown to this VS Code (an extension that is not installed) must not stop the others.
+      this.log.warn(`Could not write ${scope === 'markdown' ? '[markdown] ' : ''}${key}: ${(err as Error).message}`);
+      return false;
+    }
+  }
+
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

@@ -1,0 +1,204 @@
+// Build-time generator: media/config.schema.json and the README's configuration section, from the zod schema.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { MIGRATIONS } from '../../core/config/migrations';
+import { CONFIG_VERSION, configSchema } from '../../core/config/schema';
+import { SHORTCUT_COMMANDS } from '../../core/config/shortcuts';
+import { MAPPED_FIELDS, NOT_MAPPED } from './settings-map';
+
+type Json = Record<string, unknown>;
+
+/** The JSON Schema VS Code's JSON editor uses for config.json (draft-07, which it supports fully). */
+export function configJsonSchema(): Json {
+  const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Json;
+  return { ...schema, title: 'notesapp configuration (config.json)' };
+}
+
+const PATTERN_TEXT: [RegExp, string][] = [
+  [/^\^#\[0-9a-fA-F\]\{6\}\$$/, 'color `#rrggbb`'],
+  [/^\^\\\.\[/, 'form `.ext`, e.g. `.md`'],
+  [/^\^\(\(CommandOrControl/, 'accelerator, e.g. `CommandOrControl+Shift+F`'],
+  [/^\^\\d\+/, 'form `major.minor.patch`'],
+];
+
+function asObject(prop: Json): Json | undefined {
+  if (prop.type === 'object' && prop.properties) return prop;
+  const alt = (prop.anyOf as Json[] | undefined)?.find((a) => a.type === 'object' && a.properties);
+  return alt;
+}
+
+function typeOf(prop: Json): string {
+  if (prop.anyOf) return (prop.anyOf as Json[]).map(typeOf).join(' or ');
+  if (prop.type === 'array') return `array of ${typeOf((prop.items as Json) ?? {})}`;
+  if (prop.type === 'object' && prop.additionalProperties && typeof prop.additionalProperties === 'object') {
+    return `object: name -> ${typeOf(prop.additionalProperties as Json)}`;
+  }
+  if (prop.type === 'integer') return 'integer';
+  return String(prop.type ?? 'any');
+}
+
+function constraintOf(prop: Json): string {
+  const parts: string[] = [];
+  const inner = (prop.type === 'object' && typeof prop.additionalProperties === 'object' ? prop.additionalProperties : prop) as Json;
+  if (inner.enum) parts.push(`one of ${(inner.enum as unknown[]).map((v) => `\`${String(v)}\``).join(', ')}`);
+  const safe = (n: unknown) => typeof n === 'number' && Math.abs(n) < Number.MAX_SAFE_INTEGER;
+  const min = safe(inner.minimum) ? inner.minimum : safe(inner.exclusiveMinimum) ? `> ${inner.exclusiveMinimum}` : undefined;
+  const max = safe(inner.maximum) ? inner.maximum : undefined;
+  if (min !== undefined && max !== undefined) parts.push(`${min} to ${max}`);
+  else if (typeof min === 'string') parts.push(min);
+  else if (min !== undefined) parts.push(`>= ${min}`);
+  else if (max !== undefined) parts.push(`<= ${max}`);
+  if (typeof inner.pattern === 'string') {
+    parts.push(PATTERN_TEXT.find(([re]) => re.test(inner.pattern as string))?.[1] ?? `matches \`${inner.pattern}\``);
+  }
+  if (typeof inner.minLength === 'number' && inner.minLength > 0) parts.push('not empty');
+  return parts.join('; ');
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, '\\n');
+}
+
+function fieldRows(schema: Json, prefix = ''): string[] {
+  const rows: string[] = [];
+  for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+    const field = prefix ? `${prefix}.${name}` : name;
+    const object = asObject(prop);
+    if (object) {
+      if (prop.anyOf) rows.push(`| \`${field}\` | ${typeOf(prop)} | \`${JSON.stringify(prop.default)}\` | | ${cell(String(object.description ?? prop.description ?? ''))} |`);
+      rows.push(...fieldRows(object, field));
+      continue;
+    }
+    const required = ((schema.required as string[] | undefined) ?? []).includes(name);
+    const def = prop.default === undefined ? (required ? 'required' : '(none)') : `\`${cell(JSON.stringify(prop.default))}\``;
+    rows.push(`| \`${field}\` | ${typeOf(prop)} | ${def} | ${cell(constraintOf(prop))} | ${cell(String(prop.description ?? ''))} |`);
+  }
+  return rows;
+}
+
+/** The README's configuration section, between its markers. */
+export function renderConfigSection(): string {
+  const migrations = MIGRATIONS.map((m) => `| ${m.to} | ${cell(m.description)} |`);
+  return `## Configuration
+
+<!-- Generated from src/core/config/schema.ts by src/vscode/config/artifacts.ts during \`npm run build\`; edit those, not this text. -->
+
+One JSON file drives the notes app, the extension and the MCP server alike:
+
+| Platform | Path |
+|---|---|
+| macOS | \`~/Library/Application Support/com.notesapp.app/config.json\` |
+| Windows | \`%APPDATA%\\com.notesapp.app\\config.json\` |
+| Linux | \`~/.config/com.notesapp.app/config.json\` (\`$XDG_CONFIG_HOME\` is honoured) |
+| any | \`NOTESAPP_CONFIG_PATH\` (an absolute path) overrides the above; the server also takes \`--config PATH\` |
+
+**Editing.** "Notes: Open Configuration" opens the file (creating it with the defaults when missing) in VS Code's
+JSON editor, which completes field names, shows each field's description on hover and marks out-of-range or
+unknown values, from \`media/config.schema.json\` (generated from the zod schema at build time). The platform path is
+matched by \`contributes.jsonValidation\`; a file at an overridden path gets the same schema through the opened folder's
+\`json.schemas\` setting, written with the other applied settings below (with no folder open nothing is written and the
+overridden file is edited without the schema). "Notes: Reset Configuration to Defaults" asks in a modal dialog first.
+
+**Operations** (\`src/core/config\`, spec 4.4): \`readConfig()\`, \`updateConfig(partial)\`, \`watchConfig(cb)\` (returns a
+stop function), \`resetConfig()\` on a \`ConfigStore\` for one file, and the side-effect-free \`loadConfigFile(path)\` the MCP
+server uses.
+
+- **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
+  result is validated first; an invalid update is rejected with \`CONFIG_INVALID\` naming the field and the file is not
+  touched. Writes are atomic (temp file + rename). Updates within one process run one after another; between processes
+  (the extension, a server, a second window) a lock file \`config.json.lock\` (taken over after 10 s if its owner
+  crashed) makes each read-merge-write a unit, so concurrent updates never lose one another. An external editor that
+  saves without the lock can still race an update; its change is then seen by \`watchConfig\` like any edit.
+- **Watching** reports changes made through the store at once and changes by any other program after 100 ms of quiet,
+  with \`(newConfig, oldConfig)\`; a write that leaves the configuration equal is not reported.
+- **Reset** writes the defaults; the previous file is kept as \`config.json.pre-reset-<timestamp>.bak\`.
+- **Invalid file** (not JSON, or against the schema): the reasons are logged (Notes output channel / server stderr), the
+  file is copied byte for byte to \`config.json.invalid-<timestamp>.bak\` beside it (a new name each time, never
+  overwriting an earlier backup; an identical backup is reused), and VS Code offers **Open Configuration** and
+  **Reset to Defaults**. The file itself is left as it is for you to fix; the next update writes a valid file.
+- **Partially invalid file**: only what is invalid falls back to its default; everything valid is kept. An out-of-range
+  \`editor.fontSize\` gives \`16\` while the rest of \`editor\` stays; an unknown key (a typo such as \`fontsize\`) is ignored and
+  reported; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that
+  is not JSON or not an object gives all the defaults.
+- **Missing file**: the defaults, and nothing is written until you change something (or open it).
+
+### Migrations
+
+A file older than the current version (\`${CONFIG_VERSION}\`, or with no \`version\`) is migrated step by step: in memory
+when the server reads it, and written back by the extension, which keeps the original as
+\`config.json.pre-migration-<timestamp>.bak\`. Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
+\`CONFIG_VERSION\`.
+
+| To version | Change |
+|---|---|
+${migrations.join('\n')}
+
+### Fields
+
+Defaults marked in the spec: \`integrations.mcp.port\` 3456 and \`security.maxFileSize\` 10485760; the others are chosen
+as the desktop app would behave.
+
+| Field | Type | Default | Constraint | Meaning |
+|---|---|---|---|---|
+${fieldRows(configJsonSchema()).join('\n')}
+
+### How the configuration drives VS Code
+
+The extension writes these settings, re-applied on every change of the file, only to the opened folder
+(\`.vscode/settings.json\`): editor settings inside its \`"[markdown]"\` block, the rest as folder settings. Your user
+settings are never written. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
+Settings"** puts the earlier values back (a value you changed since is yours and stays) and stops applying until
+**"Notes: Apply Configuration to VS Code Settings"**. With no folder open nothing is applied.
+
+| Config field | VS Code setting |
+|---|---|
+${MAPPED_FIELDS.map(([f, s]) => `| \`${f}\` | ${cell(s)} |`).join('\n')}
+
+Not mapped:
+
+| Config field | Why |
+|---|---|
+${NOT_MAPPED.map(([f, r]) => `| \`${f}\` | ${cell(r)} |`).join('\n')}
+
+**Shortcuts.** An extension cannot change your keybindings, so **"Notes: Show Shortcuts as Keybindings"** translates
+\`shortcuts\` into \`keybindings.json\` entries for this platform (\`CommandOrControl\` -> \`cmd\` on macOS, \`ctrl\` elsewhere;
+\`Super\`/\`Meta\` -> \`cmd\`/\`win\`/\`meta\`; \`Option\` -> \`alt\`; \`Plus\` -> \`shift+=\`) for you to copy. The action ids map to
+${Object.entries(SHORTCUT_COMMANDS).map(([id, cmd]) => `\`${id}\` -> \`${cmd}\``).join(', ')}. A custom id
+that is a VS Code command id (it contains a dot, e.g. \`editor.action.formatDocument\`) is bound to that command; any other
+custom id has no command to run in VS Code and is listed as skipped. The defaults equal VS Code's own bindings.
+`;
+}
+
+function writeIfChanged(file: string, text: string): boolean {
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === text) return false;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return true;
+}
+
+export const SECTION_START = '<!-- section:configuration -->';
+export const SECTION_END = '<!-- /section:configuration -->';
+
+/** The README text with its configuration section replaced (other sections untouched). */
+export function withConfigSection(readme: string): string {
+  const start = readme.indexOf(SECTION_START);
+  const end = readme.indexOf(SECTION_END);
+  if (start < 0 || end < start) throw new Error('README.md has no configuration section markers');
+  return `${readme.slice(0, start + SECTION_START.length)}\n${renderConfigSection()}${readme.slice(end)}`;
+}
+
+export function schemaText(): string {
+  return `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+}
+
+/** Writes both artifacts under `root`; returns the files that changed. */
+export function writeConfigArtifacts(root: string): string[] {
+  const changed: string[] = [];
+  const schemaFile = path.join(root, 'media', 'config.schema.json');
+  if (writeIfChanged(schemaFile, schemaText())) changed.push(schemaFile);
+  const readmeFile = path.join(root, 'README.md');
+  // Re-read right before writing: others edit their own sections of the README.
+  if (writeIfChanged(readmeFile, withConfigSection(fs.readFileSync(readmeFile, 'utf8')))) changed.push(readmeFile);
+  return changed;
+}
