@@ -45,3 +45,24 @@ export function resultText(result: { content?: unknown }): string {
   if (first && typeof first === 'object' && 'text' in first && typeof first.text === 'string') return first.text;
   throw new Error(`tool result has no text: ${JSON.stringify(result)}`);
 }
+
+/** A fresh note in the open workspace, shown in the active editor; `dispose` reverts, closes and deletes it. */
+export async function openScratchNote(text: string): Promise<{ editor: vscode.TextEditor; relative: string; dispose(): Promise<void> }> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('the test host has no workspace folder open');
+  const relative = `shell-scratch-${process.pid}-${Date.now()}.md`;
+  const uri = vscode.Uri.joinPath(folder.uri, relative);
+  await vscode.workspace.fs.writeFile(uri, Buffer.from(text, 'utf8'));
+  const document = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(document, { preview: false });
+  return {
+    editor,
+    relative,
+    dispose: async () => {
+      await vscode.window.showTextDocument(document);
+      await vscode.commands.executeCommand('workbench.action.files.revert');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await vscode.workspace.fs.delete(uri);
+    },
+  };
+}

@@ -15,6 +15,8 @@ export interface McpShellApi {
   stopServer(): Promise<ServerStatus>;
   restartServer(port?: number): Promise<ServerStatus>;
   serverStatus(): ServerStatus;
+  /** The tools of the running server (empty when stopped), as the status bar counts them. */
+  serverTools(): { name: string; title?: string; description?: string }[];
   healthCheck(): Promise<boolean>;
   getPluginSetting(plugin_name: string, key: string): Promise<unknown>;
   setPluginSetting(plugin_name: string, key: string, value: unknown): Promise<void>;
@@ -54,6 +56,7 @@ export function createMcpShellApi({ manager, store, log, clientConfig }: Command
     stopServer: () => manager.stop(),
     restartServer: (port) => manager.restart(parsePort(port)),
     serverStatus: () => manager.status(),
+    serverTools: () => manager.toolList().map((t) => ({ name: t.name, title: t.title, description: t.description })),
     healthCheck: () => manager.healthCheck(),
     getPluginSetting: async (plugin_name, key) => {
       const a = parseArgs(getPluginSettingArgs, 'get plugin setting', { plugin_name, key });

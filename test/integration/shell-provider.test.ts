@@ -1,0 +1,49 @@
+// The MCP server definition VS Code chat gets: a stdio command that starts a working server with the bridge env.
+import * as assert from 'node:assert/strict';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as vscode from 'vscode';
+import { BRIDGE_ENV } from '../../src/core/bridge/protocol';
+import { isAlive, notesApi } from './shell-helpers';
+
+describe('shell: MCP server definition provider for VS Code chat', function () {
+  this.timeout(60000);
+
+  it('is contributed in package.json', () => {
+    const ext = vscode.extensions.getExtension('notesapp.notesapp')!;
+    assert.deepEqual(
+      (ext.packageJSON.contributes.mcpServerDefinitionProviders as { id: string }[]).map((p) => p.id),
+      ['notesapp.mcpServers'],
+    );
+  });
+
+  it('defines a stdio server for the open folder whose command starts a working server', async () => {
+    const api = await notesApi();
+    const [definition, ...rest] = api.mcpServerDefinitions();
+    assert.equal(rest.length, 0);
+    assert.ok(definition instanceof vscode.McpStdioServerDefinition);
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    assert.equal(definition.label, 'Notes');
+    assert.ok(path.isAbsolute(definition.command), 'an absolute runtime path');
+    assert.ok(definition.args[0].endsWith(path.join('dist', 'server.js')));
+    assert.deepEqual(definition.args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
+    assert.ok(definition.env[BRIDGE_ENV.address], 'the bridge address is in the environment');
+    assert.ok(definition.env[BRIDGE_ENV.token], 'the bridge token is in the environment');
+
+    const env: Record<string, string> = { ...getDefaultEnvironment() };
+    for (const [k, v] of Object.entries(definition.env)) if (v !== null) env[k] = String(v);
+    const transport = new StdioClientTransport({ command: definition.command, args: definition.args, env, stderr: 'pipe' });
+    const client = new Client({ name: 'shell-provider-test', version: '1.0.0' });
+    await client.connect(transport);
+    const pid = transport.pid!;
+    try {
+      assert.deepEqual(await client.ping(), {});
+      const { tools } = await client.listTools();
+      assert.ok(tools.some((t) => t.name === 'get_editor_content'), 'the notes tools are offered');
+    } finally {
+      await client.close();
+    }
+    assert.equal(isAlive(pid), false, 'the spawned server is gone after close');
+  });
+});
