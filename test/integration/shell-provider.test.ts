@@ -46,4 +46,24 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
     }
     assert.equal(isAlive(pid), false, 'the spawned server is gone after close');
   });
+
+  it('"Notes: Copy MCP Client Configuration" copies JSON with absolute paths that start a working server', async () => {
+    const text = await vscode.commands.executeCommand<string>('notesapp.copyClientConfiguration');
+    assert.equal(await vscode.env.clipboard.readText(), text, 'the JSON is on the clipboard');
+    const parsed = JSON.parse(text) as { mcpServers: { notes: { command: string; args: string[]; env?: Record<string, string> } } };
+    const notes = parsed.mcpServers.notes;
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    assert.ok(path.isAbsolute(notes.command), `absolute runtime path: ${notes.command}`);
+    assert.ok(path.isAbsolute(notes.args[0]) && notes.args[0].endsWith(path.join('dist', 'server.js')));
+    assert.deepEqual(notes.args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
+
+    const transport = new StdioClientTransport({ command: notes.command, args: notes.args, env: { ...getDefaultEnvironment(), ...(notes.env ?? {}) }, stderr: 'pipe' });
+    const client = new Client({ name: 'shell-client-config-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      assert.deepEqual(await client.ping(), {});
+    } finally {
+      await client.close();
+    }
+  });
 });
