@@ -1,4 +1,5 @@
 // Note tools: create_note, get_note_metadata, update_note_metadata.
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { NotesError, isNotesError } from '../../src/core/errors';
@@ -42,11 +43,16 @@ export function registerNoteTools(ctx: NotesContext): void {
     run: async ({ title, content, folder }) => {
       const files = await ctx.files();
       const guard = await ctx.guard();
-      const base = folder ? (await guard.resolve(folder)).relative : '';
+      const target = folder ? await guard.resolve(folder) : { relative: '', absolute: guard.realRoot };
+      const base = target.relative;
       const name = fileNameForTitle(title);
       const text = content ?? renderTemplate(ctx.config.files.defaultNewFileTemplate, { title });
+      // Names differing only in case collide on Windows and macOS: treat them as taken so the folder stays portable.
+      const taken = new Set((await fs.readdir(target.absolute).catch(() => [] as string[])).map((n) => n.toLowerCase()));
       for (let n = 1; n < 1000; n++) {
-        const candidate = path.posix.join(base, `${n === 1 ? name : `${name} ${n}`}${ctx.config.files.fileExtension}`);
+        const fileName = `${n === 1 ? name : `${name} ${n}`}${ctx.config.files.fileExtension}`;
+        if (taken.has(fileName.toLowerCase())) continue;
+        const candidate = path.posix.join(base, fileName);
         try {
           const result = await files.write(candidate, text, { exclusive: true });
           ctx.notesChanged();

@@ -1,0 +1,171 @@
+// Editor tools through a real MCP client, against a fake editor bridge: a real socket speaking the bridge protocol.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import { discoveryFilePath } from '../../../src/core/bridge/discovery';
+import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods } from '../../../src/core/bridge/protocol';
+import { call, callError, callOk, startServer, textOf } from './harness';
+
+interface FakeEditor {
+  content: string;
+  path: string | null;
+  /** When false, answers every editor request with the "no active editor" error. */
+  active: boolean;
+  /** When true, accepts connections and never answers. */
+  silent: boolean;
+}
+
+class FakeBridge {
+  readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bridge-'));
+  readonly address = process.platform === 'win32' ? `\\\\.\\pipe\\notesapp-test-${process.pid}-${Date.now()}` : path.join(this.dir, 'bridge.sock');
+  readonly token = 'test-token-123';
+  readonly editor: FakeEditor = { content: '# Draft\n\nHello', path: 'drafts/draft.md', active: true, silent: false };
+  readonly received: Array<{ method: string; params: unknown }> = [];
+  private readonly server = net.createServer((socket) => this.serve(socket));
+  private readonly sockets = new Set<net.Socket>();
+
+  listen(): Promise<void> {
+    return new Promise((resolve) => this.server.listen(this.address, resolve));
+  }
+
+  private serve(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    if (this.editor.silent) return;
+    const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
+    let authenticated = false;
+    const uri = () => `file:///ws/${this.editor.path}`;
+    connection.onRequest((method: string, params: unknown) => {
+      this.received.push({ method, params });
+      if (method === BridgeMethods.authenticate) {
+        const token = (params as { token?: string }).token;
+        if (token !== this.token) return new ResponseError(BridgeErrorCodes.unauthorized, 'bad token');
+        authenticated = true;
+        return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: ['/ws'] };
+      }
+      if (!authenticated) return new ResponseError(BridgeErrorCodes.unauthorized, 'not authenticated');
+      if (!this.editor.active) return new ResponseError(BridgeErrorCodes.noActiveEditor, 'No active text editor');
+      const content = (params as { content: string }).content;
+      switch (method) {
+        case BridgeMethods.getEditorContent:
+          return { content: this.editor.content, path: this.editor.path, uri: uri(), languageId: 'markdown', isDirty: true };
+        case BridgeMethods.setEditorContent:
+          this.editor.content = content;
+          return { applied: true, path: this.editor.path, uri: uri(), edits: 1 };
+        case BridgeMethods.insertAtCursor:
+          this.editor.content += content;
+          return { applied: true, path: this.editor.path, uri: uri(), edits: 1 };
+        default:
+          return new ResponseError(-32601, `unknown method ${method}`);
+      }
+    });
+    connection.listen();
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+describe('MCP editor tools through the editor bridge', () => {
+  let bridge: FakeBridge;
+  beforeEach(async () => {
+    bridge = new FakeBridge();
+    await bridge.listen();
+  });
+  afterEach(async () => bridge.close());
+
+  it('get, set and insert reach the editor at NOTESAPP_BRIDGE_ADDRESS after authenticating with the token', async () => {
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      const got = await call(h.client, 'get_editor_content');
+      assert.equal(textOf(got), '# Draft\n\nHello');
+      assert.deepEqual(got.structuredContent, { content: '# Draft\n\nHello', path: 'drafts/draft.md', uri: 'file:///ws/drafts/draft.md', languageId: 'markdown', isDirty: true });
+      assert.deepEqual(await callOk(h.client, 'set_editor_content', { content: '# Replaced\n' }), { success: true, path: 'drafts/draft.md', uri: 'file:///ws/drafts/draft.md', edits: 1 });
+      assert.equal(bridge.editor.content, '# Replaced\n');
+      await callOk(h.client, 'insert_at_cursor', { content: 'more text' });
+      assert.equal(bridge.editor.content, '# Replaced\nmore text');
+      assert.deepEqual(
+        bridge.received.map((r) => r.method),
+        [BridgeMethods.authenticate, BridgeMethods.getEditorContent, BridgeMethods.setEditorContent, BridgeMethods.insertAtCursor],
+        'one authenticated connection is reused',
+      );
+      assert.deepEqual(bridge.received[0].params, { token: bridge.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
+      bridge.editor.active = false;
+      assert.match(await callError(h.client, 'get_editor_content'), /VS Code has no active text editor/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('finds the bridge through the discovery file of its workspace in the config folder', async () => {
+    const h = await startServer();
+    try {
+      // The discovery file is read when a tool needs the editor, so it may appear after the server started.
+      const file = discoveryFilePath(h.configDir, h.workspace);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid: process.pid, createdAt: new Date().toISOString() }),
+        { mode: 0o600 },
+      );
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('answers a wrong token with a clear error', async () => {
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: 'wrong' } });
+    try {
+      const message = await callError(h.client, 'insert_at_cursor', { content: 'x' });
+      assert.match(message, /No VS Code editor is attached/);
+      assert.match(message, /refused the token/);
+      assert.equal(bridge.editor.content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('gives up on a bridge that accepts but never answers, within the short timeout', async () => {
+    bridge.editor.silent = true;
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      const started = Date.now();
+      assert.match(await callError(h.client, 'get_editor_content'), /No VS Code editor is attached.*did not answer/);
+      assert.ok(Date.now() - started < 5000);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('MCP editor tools with no editor', () => {
+  it('say that no VS Code editor is attached, promptly, when there is no bridge at all', async () => {
+    const h = await startServer();
+    try {
+      for (const [name, args] of [['get_editor_content', {}], ['set_editor_content', { content: 'x' }], ['insert_at_cursor', { content: 'x' }]] as const) {
+        const started = Date.now();
+        assert.match(await callError(h.client, name, args), /^No VS Code editor is attached: open this workspace in VS Code/);
+        assert.ok(Date.now() - started < 3000);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('say so when the bridge address points to a socket nobody listens on', async () => {
+    const dead = path.join(os.tmpdir(), `notesapp-dead-${process.pid}.sock`);
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: dead, NOTESAPP_BRIDGE_TOKEN: 't' } });
+    try {
+      assert.match(await callError(h.client, 'get_editor_content'), /No VS Code editor is attached.*cannot connect/);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -1,0 +1,95 @@
+// Note tools through a real MCP client: create_note, get_note_metadata, update_note_metadata.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { callError, callOk, startServer, type Harness } from './harness';
+
+describe('MCP note tools', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer({ config: { files: { defaultNewFileTemplate: '# {title}\n\nCreated {date} at {time} ({datetime}).\n' } } });
+  });
+  after(async () => h?.close());
+
+  it('create_note makes a file from the template with {title}, {date}, {time} and {datetime}', async () => {
+    const r = await callOk<{ path: string; title: string }>(h.client, 'create_note', { title: 'Weekly Review' });
+    assert.equal(r.path, 'Weekly Review.md');
+    const text = fs.readFileSync(path.join(h.workspace, 'Weekly Review.md'), 'utf8');
+    assert.match(text, /^# Weekly Review\n\nCreated \d{4}-\d{2}-\d{2} at \d{2}:\d{2} \(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}\)\.\n$/);
+    const date = /Created (\d{4}-\d{2}-\d{2})/.exec(text)?.[1];
+    assert.ok(date && Math.abs(Date.parse(date) - Date.now()) < 2 * 86400000, 'today');
+  });
+
+  it('create_note never overwrites: a taken name (in any letter case) gets " 2", " 3"', async () => {
+    const first = await callOk<{ path: string }>(h.client, 'create_note', { title: 'Ideas', content: 'first' });
+    assert.equal(first.path, 'Ideas 2.md', 'ideas.md exists; names differing only in case are taken too');
+    const second = await callOk<{ path: string }>(h.client, 'create_note', { title: 'Ideas', content: 'second' });
+    assert.equal(second.path, 'Ideas 3.md');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'Ideas 2.md'), 'utf8'), 'first');
+    assert.match(fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8'), /^# Ideas/);
+  });
+
+  it('create_note turns any title into a file name valid on Windows, macOS and Linux, in the given folder', async () => {
+    const r = await callOk<{ path: string; title: string }>(h.client, 'create_note', { title: 'Q3: plan/review? <draft> "v2" *final*. ', folder: 'projects/2024', content: 'x' });
+    assert.equal(r.path, 'projects/2024/Q3- plan-review- -draft- -v2- -final-.md');
+    assert.equal(r.title, 'Q3: plan/review? <draft> "v2" *final*. ');
+    assert.ok(fs.existsSync(path.join(h.workspace, r.path)));
+    const con = await callOk<{ path: string }>(h.client, 'create_note', { title: 'CON', content: 'x' });
+    assert.equal(con.path, 'CON_.md');
+  });
+
+  it('create_note refuses a folder outside the workspace', async () => {
+    assert.match(await callError(h.client, 'create_note', { title: 'x', folder: '../elsewhere' }), /outside the workspace/);
+  });
+
+  it('get_note_metadata returns frontmatter, tags, resolved links, headings, word count and times', async () => {
+    const m = await callOk<Record<string, unknown>>(h.client, 'get_note_metadata', { path: 'index.md' });
+    assert.equal(m.path, 'index.md');
+    assert.equal(m.title, 'Home');
+    assert.deepEqual(m.frontmatter, { title: 'Home', tags: ['home', 'moc'], created: '2024-03-01T00:00:00.000Z' });
+    assert.deepEqual(m.tags, ['home', 'moc', 'inbox', 'reading-list']);
+    assert.deepEqual(m.links, [
+      { type: 'wikilink', target: 'Project Plan', heading: null, text: 'Project Plan', line: 8, path: 'projects/Project Plan.md', external: false },
+      { type: 'wikilink', target: '2024-03-01 Standup', heading: null, text: 'standup notes', line: 8, path: 'meetings/2024-03-01 Standup.md', external: false },
+      { type: 'markdown', target: 'ideas.md', heading: null, text: 'Ideas', line: 10, path: 'ideas.md', external: false },
+      { type: 'wikilink', target: 'Project Plan', heading: 'Research', text: 'Project Plan', line: 10, path: 'projects/Project Plan.md', external: false },
+      { type: 'markdown', target: 'https://example.org', heading: null, text: 'example.org', line: 11, path: null, external: true },
+    ]);
+    assert.deepEqual(m.headings, [{ level: 1, text: 'Home', line: 6 }]);
+    assert.equal(typeof m.wordCount, 'number');
+    assert.ok((m.wordCount as number) > 20 && (m.wordCount as number) < 60);
+    const stat = fs.statSync(path.join(h.workspace, 'index.md'));
+    assert.equal(m.modified, stat.mtime.toISOString());
+    assert.ok(!Number.isNaN(Date.parse(m.created as string)));
+    assert.equal(m.size, stat.size);
+  });
+
+  it('get_note_metadata reports a missing note clearly', async () => {
+    assert.match(await callError(h.client, 'get_note_metadata', { path: 'missing.md' }), /File not found: "missing.md"/);
+  });
+
+  it('update_note_metadata merges keys, removes null keys and keeps the body byte for byte', async () => {
+    const file = path.join(h.workspace, 'projects/Project Plan.md');
+    const before = fs.readFileSync(file, 'utf8');
+    const body = before.slice(before.indexOf('---\n', 4) + 4);
+    const r = await callOk(h.client, 'update_note_metadata', { path: 'projects/Project Plan.md', metadata: { status: 'done', owner: null, tags: ['work'] } });
+    assert.deepEqual(r, { success: true, path: 'projects/Project Plan.md', frontmatter: { status: 'done', tags: ['work'] } });
+    const after = fs.readFileSync(file, 'utf8');
+    assert.ok(after.endsWith(body), 'body unchanged');
+    assert.equal(after.slice(0, after.length - body.length), '---\nstatus: done\ntags:\n  - work\n---\n');
+    const m = await callOk<{ frontmatter: unknown; tags: string[] }>(h.client, 'get_note_metadata', { path: 'projects/Project Plan.md' });
+    assert.deepEqual(m.frontmatter, { status: 'done', tags: ['work'] });
+  });
+
+  it('update_note_metadata adds frontmatter to a note without one, body untouched', async () => {
+    const file = path.join(h.workspace, 'journal/2024-03-02.md');
+    const before = fs.readFileSync(file, 'utf8');
+    await callOk(h.client, 'update_note_metadata', { path: 'journal/2024-03-02.md', metadata: { mood: 'calm' } });
+    assert.equal(fs.readFileSync(file, 'utf8'), `---\nmood: calm\n---\n${before}`);
+  });
+
+  it('update_note_metadata refuses files that are not notes', async () => {
+    assert.match(await callError(h.client, 'update_note_metadata', { path: 'projects/budget.csv', metadata: { a: 1 } }), /not a note/);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'projects/budget.csv'), 'utf8').startsWith('item,amount'), true);
+  });
+});

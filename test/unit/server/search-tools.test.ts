@@ -1,0 +1,111 @@
+// search_files through a real MCP client: literal, case, regex, whole word, caps, exclusions, bad and slow patterns.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { callError, callOk, startServer, type Harness } from './harness';
+
+interface Item {
+  file: string;
+  line: number;
+  content: string;
+  match: string;
+}
+interface Outcome {
+  results: Item[];
+  count: number;
+  truncated: boolean;
+}
+
+describe('MCP search_files', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('finds a literal, case-insensitively by default, one result per line with file, line, content and match', async () => {
+    const r = await callOk<Outcome>(h.client, 'search_files', { query: 'SEARCH' });
+    assert.deepEqual(
+      r.results.map((i) => `${i.file}:${i.line}`),
+      // "research" contains "search" too: this is a substring search unless search.wholeWord is on.
+      [
+        'archive/old-draft.md:3',
+        'ideas.md:4',
+        'index.md:10',
+        'journal/2024-03-02.md:3',
+        'meetings/2024-03-01 Standup.md:5',
+        'meetings/2024-03-01 Standup.md:9',
+        'projects/Project Plan.md:9',
+        'projects/Project Plan.md:11',
+      ],
+    );
+    assert.deepEqual(r.results[1], {
+      file: 'ideas.md',
+      line: 4,
+      content: 'Search over plain files is fast enough for thousands of notes. An index only matters for very large workspaces.',
+      match: 'Search',
+    });
+    assert.equal(r.count, 8);
+    assert.equal(r.truncated, false);
+  });
+
+  it('honours case_sensitive', async () => {
+    const r = await callOk<Outcome>(h.client, 'search_files', { query: 'Search', case_sensitive: true });
+    assert.deepEqual(r.results.map((i) => i.file), ['ideas.md']);
+  });
+
+  it('treats the query as a regular expression when regex is true, and as text otherwise', async () => {
+    const r = await callOk<Outcome>(h.client, 'search_files', { query: '\\[[x/]\\] \\w+', regex: true });
+    assert.deepEqual(r.results.map((i) => [i.file, i.line, i.match]), [
+      ['meetings/2024-03-01 Standup.md', 6, '[x] Dana'],
+      ['projects/Project Plan.md', 13, '[x] Compare'],
+      ['projects/Project Plan.md', 15, '[/] Draft'],
+    ]);
+    const literal = await callOk<Outcome>(h.client, 'search_files', { query: '[x]' });
+    assert.deepEqual(literal.results.map((i) => i.match), ['[x]', '[x]']);
+  });
+
+  it('answers an invalid regular expression with a clear error', async () => {
+    assert.match(await callError(h.client, 'search_files', { query: '(unclosed', regex: true }), /Invalid regular expression "\(unclosed"/);
+  });
+
+  it('stops a catastrophically backtracking regular expression instead of hanging, and keeps serving', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'evil.md'), `${'a'.repeat(40)}!\n`);
+    const started = Date.now();
+    const message = await callError(h.client, 'search_files', { query: '^(a+)+$', regex: true });
+    assert.match(message, /ran for more than \d+ ms on "evil.md" and was stopped/);
+    assert.ok(Date.now() - started < 10000);
+    const after = await callOk<Outcome>(h.client, 'search_files', { query: 'Standup' });
+    assert.ok(after.count > 0);
+  });
+
+  it('leaves out files matching search.excludePatterns and hidden files', async () => {
+    const h2 = await startServer({ config: { search: { excludePatterns: ['**/archive/**'] } } });
+    try {
+      const r = await callOk<Outcome>(h2.client, 'search_files', { query: 'search' });
+      assert.ok(!r.results.some((i) => i.file.startsWith('archive/')));
+      const hidden = await callOk<Outcome>(h2.client, 'search_files', { query: 'hidden folder' });
+      assert.equal(hidden.count, 0);
+    } finally {
+      await h2.close();
+    }
+  });
+});
+
+describe('MCP search_files with configured defaults', () => {
+  it('caps results at search.maxResults with truncated, and applies wholeWord, useRegex and caseSensitive defaults', async () => {
+    const h = await startServer({ config: { search: { maxResults: 2, wholeWord: true, useRegex: true, caseSensitive: true } } });
+    try {
+      fs.writeFileSync(path.join(h.workspace, 'words.md'), 'plan\nplanning\nPlan\nplan plan\nplans\nplan\n');
+      const capped = await callOk<Outcome>(h.client, 'search_files', { query: 'pla[n]' });
+      assert.equal(capped.count, 2);
+      assert.equal(capped.truncated, true);
+      const r = await callOk<Outcome>(h.client, 'search_files', { query: 'plan', case_sensitive: true });
+      assert.deepEqual(r.results.map((i) => `${i.file}:${i.line}`), ['words.md:1', 'words.md:4']);
+      const all = await callOk<Outcome>(h.client, 'search_files', { query: 'no such words here' });
+      assert.deepEqual(all, { results: [], count: 0, truncated: false });
+    } finally {
+      await h.close();
+    }
+  });
+});

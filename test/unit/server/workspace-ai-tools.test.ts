@@ -1,0 +1,142 @@
+// Workspace and AI tools through a real MCP client: info, stats, summaries (extractive and sampling), tasks.
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { callError, callOk, startServer, type Harness } from './harness';
+
+const NOTES = ['ideas.md', 'index.md', 'journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md', 'projects/Project Plan.md', 'archive/old-draft.md'];
+
+function sizeOf(workspace: string, files: string[]): number {
+  return files.reduce((sum, f) => sum + fs.statSync(path.join(workspace, f)).size, 0);
+}
+
+describe('MCP workspace tools', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('get_workspace_info returns path, name, noteCount and size of the notes', async () => {
+    const r = await callOk(h.client, 'get_workspace_info');
+    assert.deepEqual(r, { path: h.workspace, name: path.basename(h.workspace), noteCount: NOTES.length, size: sizeOf(h.workspace, NOTES) });
+  });
+
+  it('get_workspace_stats returns totals, notes per folder and recent files newest first', async () => {
+    const times: Record<string, number> = {
+      'ideas.md': 1_700_000_500,
+      'index.md': 1_700_000_400,
+      'projects/Project Plan.md': 1_700_000_600,
+      'journal/2024-03-02.md': 1_700_000_300,
+      'meetings/2024-03-01 Standup.md': 1_700_000_200,
+      'archive/old-draft.md': 1_700_000_100,
+    };
+    for (const [f, t] of Object.entries(times)) fs.utimesSync(path.join(h.workspace, f), t, t);
+    const r = await callOk<{ totalNotes: number; totalSize: number; notesByFolder: Record<string, number>; recentFiles: Array<{ path: string; modified: string; size: number }> }>(
+      h.client,
+      'get_workspace_stats',
+    );
+    assert.equal(r.totalNotes, 6);
+    assert.equal(r.totalSize, sizeOf(h.workspace, NOTES));
+    assert.deepEqual(r.notesByFolder, { '.': 2, archive: 1, journal: 1, meetings: 1, projects: 1 });
+    assert.deepEqual(
+      r.recentFiles.map((f) => f.path),
+      ['projects/Project Plan.md', 'ideas.md', 'index.md', 'journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md', 'archive/old-draft.md'],
+    );
+    assert.deepEqual(r.recentFiles[0], {
+      path: 'projects/Project Plan.md',
+      modified: new Date(1_700_000_600 * 1000).toISOString(),
+      size: fs.statSync(path.join(h.workspace, 'projects/Project Plan.md')).size,
+    });
+  });
+
+  it('recentFiles holds at most 10 notes', async () => {
+    for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(h.workspace, `n${i}.md`), `note ${i}`);
+    const r = await callOk<{ totalNotes: number; recentFiles: unknown[] }>(h.client, 'get_workspace_stats');
+    assert.equal(r.totalNotes, 18);
+    assert.equal(r.recentFiles.length, 10);
+  });
+});
+
+describe('MCP AI tools', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('summarize_note without sampling extracts sentences from the note within maxLength', async () => {
+    const r = await callOk<{ summary: string; method: string; maxLength: number; path: string }>(h.client, 'summarize_note', { path: 'ideas.md', maxLength: 200 });
+    assert.equal(r.method, 'extractive');
+    assert.equal(r.path, 'ideas.md');
+    assert.equal(r.maxLength, 200);
+    assert.ok(r.summary.length > 40 && r.summary.length <= 200, r.summary);
+    const text = fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8').replace(/\s+/g, ' ');
+    for (const sentence of r.summary.split(/(?<=[.!?]) /)) assert.ok(text.includes(sentence), `"${sentence}" is taken from the note`);
+    const again = await callOk<{ summary: string }>(h.client, 'summarize_note', { path: 'ideas.md', maxLength: 200 });
+    assert.equal(again.summary, r.summary, 'deterministic');
+  });
+
+  it('extract_tasks lists every task item with text, status and line', async () => {
+    const r = await callOk(h.client, 'extract_tasks', { path: 'projects/Project Plan.md' });
+    assert.deepEqual(r, {
+      path: 'projects/Project Plan.md',
+      tasks: [
+        { text: 'Compare markdown parsers', status: 'done', line: 13 },
+        { text: 'Read the MCP specification', status: 'todo', line: 14 },
+        { text: 'Draft the tool list', status: 'in-progress', line: 15 },
+        { text: 'Evaluate a database backend', status: 'cancelled', line: 16 },
+        { text: 'Mobile app, next quarter', status: 'deferred', line: 17 },
+        { text: 'Numbered task: write the README', status: 'todo', line: 20 },
+      ],
+    });
+    assert.deepEqual(await callOk(h.client, 'extract_tasks', { path: 'ideas.md' }), { path: 'ideas.md', tasks: [] });
+  });
+
+  it('AI tools report a missing note', async () => {
+    assert.match(await callError(h.client, 'summarize_note', { path: 'nope.md' }), /File not found/);
+    assert.match(await callError(h.client, 'extract_tasks', { path: 'nope.md' }), /File not found/);
+  });
+});
+
+describe('MCP summarize_note with client sampling', () => {
+  it('asks the client model through sampling and says so', async () => {
+    const prompts: string[] = [];
+    const h = await startServer({
+      clientOptions: { capabilities: { sampling: {} } },
+      setup: (client) =>
+        client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+          const content = request.params.messages[0].content;
+          prompts.push(!Array.isArray(content) && content.type === 'text' ? content.text : '');
+          return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'A note about local-first plain-text notes and fast search.' } };
+        }),
+    });
+    try {
+      const r = await callOk(h.client, 'summarize_note', { path: 'ideas.md', maxLength: 100 });
+      assert.deepEqual(r, { path: 'ideas.md', summary: 'A note about local-first plain-text notes and fast search.', method: 'sampling', maxLength: 100 });
+      assert.equal(prompts.length, 1);
+      assert.match(prompts[0], /at most 100 characters/);
+      assert.match(prompts[0], /Local-first software keeps notes on your own disk/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('falls back to the extractive summary when sampling fails', async () => {
+    const h = await startServer({
+      clientOptions: { capabilities: { sampling: {} } },
+      setup: (client) =>
+        client.setRequestHandler(CreateMessageRequestSchema, async () => {
+          throw new Error('user declined');
+        }),
+    });
+    try {
+      const r = await callOk<{ method: string; summary: string }>(h.client, 'summarize_note', { path: 'ideas.md' });
+      assert.equal(r.method, 'extractive');
+      assert.ok(r.summary.length > 0);
+    } finally {
+      await h.close();
+    }
+  });
+});
