@@ -1,0 +1,168 @@
+// The configuration inside a real VS Code: schema diagnostics, mapping onto [markdown] settings, reset, removal.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { defaultConfig, type NotesConfig } from '../../src/core/config/schema';
+import type { Ask } from '../../src/vscode/config/commands';
+import { vscodeSettingsFor } from '../../src/vscode/config/settings-map';
+
+const EXTENSION_ID = 'notesapp.notesapp';
+const configPath = (): string => {
+  const p = process.env.NOTESAPP_CONFIG_PATH;
+  if (!p) throw new Error('the runner gives the host NOTESAPP_CONFIG_PATH');
+  return p;
+};
+
+/** Resolves once `check` gives a value, re-checking on each `event`; the timeout only guards a hang. */
+function until<T>(what: string, event: vscode.Event<unknown>, check: () => T | undefined, timeoutMs = 30000): Promise<T> {
+  const now = check();
+  if (now !== undefined) return Promise.resolve(now);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      reject(new Error(`timed out waiting for ${what}`));
+    }, timeoutMs);
+    const sub = event(() => {
+      const value = check();
+      if (value === undefined) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(value);
+    });
+  });
+}
+
+function writeConfig(patch: (c: NotesConfig) => void): NotesConfig {
+  const config = defaultConfig();
+  patch(config);
+  fs.writeFileSync(configPath(), `${JSON.stringify(config, null, 2)}\n`);
+  return config;
+}
+
+const markdownFontSize = () => vscode.workspace.getConfiguration('editor', { languageId: 'markdown' }).get<number>('fontSize');
+
+describe('configuration in VS Code', () => {
+  before(async () => {
+    await vscode.extensions.getExtension(EXTENSION_ID)!.activate();
+    // Applying also associates the schema with the config file at its overridden (temporary) path.
+    await vscode.commands.executeCommand('notesapp.applySettings');
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('an out-of-range fontSize in the config file gets a diagnostic from the contributed schema', async () => {
+    const text = JSON.stringify({ version: '1.1.0', editor: { fontSize: 99 } }, null, 2);
+    fs.writeFileSync(configPath(), text);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(configPath()));
+    await vscode.window.showTextDocument(doc);
+    const diagnostic = await until('a schema diagnostic on editor.fontSize', vscode.languages.onDidChangeDiagnostics, () =>
+      vscode.languages.getDiagnostics(doc.uri).find((d) => doc.getText(d.range) === '99'),
+    );
+    assert.match(diagnostic.message, /32/, `the message names the maximum: ${diagnostic.message}`);
+    assert.equal(diagnostic.severity, vscode.DiagnosticSeverity.Warning);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
+  it('a config file at the platform path (.../com.notesapp.app/config.json) gets the schema through contributes.jsonValidation', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-static-'));
+    try {
+      const file = path.join(dir, 'com.notesapp.app', 'config.json');
+      fs.mkdirSync(path.dirname(file));
+      fs.writeFileSync(file, JSON.stringify({ editor: { lineHeight: 7 } }, null, 2));
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+      await vscode.window.showTextDocument(doc);
+      const diagnostic = await until('a schema diagnostic on editor.lineHeight', vscode.languages.onDidChangeDiagnostics, () =>
+        vscode.languages.getDiagnostics(doc.uri).find((d) => doc.getText(d.range) === '7'),
+      );
+      assert.match(diagnostic.message, /3/);
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('changing editor.fontSize in the file changes the [markdown] editor.fontSize VS Code reports', async () => {
+    writeConfig((c) => (c.editor.fontSize = 23));
+    assert.equal(
+      await until('[markdown] editor.fontSize 23', vscode.workspace.onDidChangeConfiguration, () => (markdownFontSize() === 23 ? 23 : undefined)),
+      23,
+    );
+    writeConfig((c) => (c.editor.fontSize = 13));
+    await until('[markdown] editor.fontSize 13', vscode.workspace.onDidChangeConfiguration, () => (markdownFontSize() === 13 ? 13 : undefined));
+    const inspected = vscode.workspace.getConfiguration('editor', { languageId: 'markdown' }).inspect('fontSize');
+    assert.equal(inspected?.workspaceLanguageValue, 13, 'written to the folder\'s [markdown] block');
+    assert.equal(inspected?.globalLanguageValue, undefined, 'the user settings are not touched');
+    assert.equal(inspected?.workspaceValue, undefined, 'other languages keep their font size');
+  });
+
+  it('reset asks in a modal dialog, does nothing when cancelled, and restores the defaults when confirmed', async () => {
+    writeConfig((c) => ((c.editor.fontSize = 27), (c.theme = 'dark')));
+    const before = fs.readFileSync(configPath(), 'utf8');
+    const asked: { message: string; options: vscode.MessageOptions; items: string[] }[] = [];
+    const answer =
+      (choice: string | undefined): Ask =>
+      async (message, options, ...items) => {
+        asked.push({ message, options, items });
+        return choice;
+      };
+
+    assert.equal(await vscode.commands.executeCommand('notesapp.resetConfiguration', { ask: answer(undefined) }), false);
+    assert.equal(fs.readFileSync(configPath(), 'utf8'), before, 'cancelled: the file is untouched');
+
+    assert.equal(await vscode.commands.executeCommand('notesapp.resetConfiguration', { ask: answer('Reset to Defaults') }), true);
+    assert.equal(asked.length, 2);
+    assert.equal(asked[0].options.modal, true);
+    assert.deepEqual(asked[0].items, ['Reset to Defaults']);
+    assert.match(asked[0].message, /Reset the notes configuration/);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configPath(), 'utf8')), defaultConfig());
+    await until('[markdown] editor.fontSize back to 16', vscode.workspace.onDidChangeConfiguration, () => (markdownFontSize() === 16 ? true : undefined));
+  });
+
+  it('"Notes: Open Configuration" opens the file in use', async () => {
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor>('notesapp.openConfiguration');
+    assert.equal(editor?.document.uri.fsPath, configPath());
+    assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, configPath());
+    assert.equal(editor?.document.languageId, 'json');
+  });
+
+  it('"Notes: Remove Applied VS Code Settings" leaves no key of ours behind and stays in effect until applied again', async () => {
+    const config = writeConfig((c) => {
+      c.editor.fontSize = 19;
+      c.theme = 'custom';
+      c.customTheme = { name: 'Paper', colors: { editor: '#fdfdfd' }, syntax: { comment: '#777777' } };
+      c.ui.sidebarPosition = 'right';
+    });
+    await until('[markdown] editor.fontSize 19', vscode.workspace.onDidChangeConfiguration, () => (markdownFontSize() === 19 ? true : undefined));
+    const ours = [...vscodeSettingsFor(config), { scope: 'workspace', key: 'json.schemas' }];
+    const valueOf = (scope: string, key: string) =>
+      scope === 'markdown'
+        ? vscode.workspace.getConfiguration(undefined, { languageId: 'markdown' }).inspect(key)?.workspaceLanguageValue
+        : vscode.workspace.getConfiguration().inspect(key)?.workspaceValue;
+    assert.ok(ours.some((w) => valueOf(w.scope, w.key) !== undefined), 'settings were applied before removal');
+
+    const removed = await vscode.commands.executeCommand<string[]>('notesapp.removeAppliedSettings');
+    assert.ok(removed && removed.length > 0);
+    const left = ours.filter((w) => valueOf(w.scope, w.key) !== undefined).map((w) => `${w.scope}:${w.key}`);
+    assert.deepEqual(left, [], 'no applied setting is left');
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const settingsFile = vscode.Uri.joinPath(folder, '.vscode', 'settings.json');
+    const text = fs.existsSync(settingsFile.fsPath) ? fs.readFileSync(settingsFile.fsPath, 'utf8') : '';
+    for (const key of ['editor.fontSize', 'workbench.colorCustomizations', 'json.schemas', 'workbench.sideBar.location']) {
+      assert.ok(!text.includes(`"${key}"`), `${key} is gone from .vscode/settings.json`);
+    }
+
+    // Removal sticks: a change through the store (its listener queues an apply at once) applies nothing.
+    const confirm: Ask = async () => 'Reset to Defaults';
+    await vscode.commands.executeCommand('notesapp.resetConfiguration', { ask: confirm });
+    assert.deepEqual(await vscode.commands.executeCommand('notesapp.removeAppliedSettings'), [], 'nothing was applied meanwhile');
+    assert.deepEqual(ours.filter((w) => valueOf(w.scope, w.key) !== undefined), []);
+
+    const applied = await vscode.commands.executeCommand<string[]>('notesapp.applySettings');
+    assert.ok(applied?.includes('markdown:editor.fontSize'), '"Apply Configuration to VS Code Settings" brings them back');
+    assert.equal(markdownFontSize(), 16);
+  });
+});
