@@ -1,0 +1,65 @@
+// Prompts through a real MCP client: list with arguments, get with the note embedded, path completion.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startServer, type Harness } from './harness';
+
+describe('MCP prompts', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('prompts/list offers summarize-note, extract-action-items and improve-writing with declared arguments', async () => {
+    const { prompts } = await h.client.listPrompts();
+    assert.deepEqual(
+      prompts.map((p) => [p.name, (p.arguments ?? []).map((a) => `${a.name}${a.required ? '!' : '?'}`)]).sort(),
+      [
+        ['extract-action-items', ['path!']],
+        ['improve-writing', ['path!', 'focus?']],
+        ['summarize-note', ['path!', 'length?']],
+      ],
+    );
+    for (const p of prompts) {
+      assert.ok(p.title && p.description, `${p.name} has a title and description`);
+      for (const a of p.arguments ?? []) assert.ok(a.description, `${p.name}.${a.name} is described`);
+    }
+  });
+
+  it('summarize-note embeds the note as a resource after the instruction', async () => {
+    const r = await h.client.getPrompt({ name: 'summarize-note', arguments: { path: 'ideas.md', length: '3 bullet points' } });
+    assert.equal(r.messages.length, 2);
+    const [instruction, note] = r.messages;
+    assert.equal(instruction.role, 'user');
+    assert.ok(instruction.content.type === 'text' && /Summarize the note "ideas.md" below in 3 bullet points/.test(instruction.content.text));
+    assert.deepEqual(note.content, {
+      type: 'resource',
+      resource: { uri: 'notesapp://notes/ideas.md', mimeType: 'text/markdown', text: fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8') },
+    });
+  });
+
+  it('extract-action-items lists the task items already in the note', async () => {
+    const r = await h.client.getPrompt({ name: 'extract-action-items', arguments: { path: 'meetings/2024-03-01 Standup.md' } });
+    const text = r.messages[0].content.type === 'text' ? r.messages[0].content.text : '';
+    assert.match(text, /"Lee: review the search results format" \(todo, line 5\)/);
+    assert.match(text, /"Dana: set up the workspace" \(done, line 6\)/);
+  });
+
+  it('improve-writing takes a focus and asks to keep links and frontmatter', async () => {
+    const r = await h.client.getPrompt({ name: 'improve-writing', arguments: { path: 'index.md', focus: 'tone' } });
+    const text = r.messages[0].content.type === 'text' ? r.messages[0].content.text : '';
+    assert.match(text, /improve tone/);
+    assert.match(text, /\[\[wikilinks\]\]/);
+    assert.equal(r.messages[1].content.type, 'resource');
+  });
+
+  it('answers a missing note with an error', async () => {
+    await assert.rejects(h.client.getPrompt({ name: 'summarize-note', arguments: { path: 'missing.md' } }), /File not found: "missing.md"/);
+  });
+
+  it('completes the note path argument', async () => {
+    const r = await h.client.complete({ ref: { type: 'ref/prompt', name: 'improve-writing' }, argument: { name: 'path', value: 'jour' } });
+    assert.deepEqual(r.completion.values, ['journal/2024-03-02.md']);
+  });
+});

@@ -1,0 +1,79 @@
+// tools/list: the 16 tools of the spec with titles, descriptions, schemas and annotations; category toggles; mcp.enabled.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { callError, callOk, serverJs, startServer } from './harness';
+
+const CATEGORIES = {
+  fileOperations: ['read_file', 'write_file', 'list_files', 'create_file', 'delete_file', 'create_note', 'get_note_metadata', 'update_note_metadata', 'get_workspace_info', 'get_workspace_stats'],
+  search: ['search_files'],
+  editor: ['get_editor_content', 'set_editor_content', 'insert_at_cursor'],
+  ai: ['summarize_note', 'extract_tasks'],
+};
+const ALL = Object.values(CATEGORIES).flat().sort();
+const READ_ONLY = ['read_file', 'list_files', 'search_files', 'get_editor_content', 'get_note_metadata', 'get_workspace_info', 'get_workspace_stats', 'summarize_note', 'extract_tasks'];
+
+describe('MCP tools/list', () => {
+  it('lists the 16 tools of the spec, each with title, description, described arguments, output schema and annotations', async () => {
+    const h = await startServer();
+    try {
+      const { tools } = await h.client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ALL);
+      for (const tool of tools) {
+        assert.ok(tool.title && tool.title.length > 3, `${tool.name} has a title`);
+        assert.ok(tool.description && tool.description.length > 40, `${tool.name} has a description for the model`);
+        for (const [arg, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+          assert.ok((schema as { description?: string }).description, `${tool.name}.${arg} is described`);
+        }
+        assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`);
+        assert.equal(tool.annotations?.readOnlyHint, READ_ONLY.includes(tool.name), `${tool.name} readOnlyHint`);
+        assert.equal(typeof tool.annotations?.destructiveHint, 'boolean');
+        assert.equal(typeof tool.annotations?.idempotentHint, 'boolean');
+      }
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      assert.deepEqual(byName.search_files.inputSchema.required, ['query']);
+      assert.deepEqual(Object.keys(byName.search_files.inputSchema.properties ?? {}).sort(), ['case_sensitive', 'query', 'regex']);
+      assert.deepEqual(byName.create_note.inputSchema.required, ['title']);
+      assert.deepEqual(byName.update_note_metadata.inputSchema.required, ['path', 'metadata']);
+      assert.equal(byName.delete_file.annotations?.destructiveHint, true);
+      assert.equal(byName.create_file.annotations?.destructiveHint, false);
+    } finally {
+      await h.close();
+    }
+  });
+
+  for (const [category, names] of Object.entries(CATEGORIES)) {
+    it(`integrations.mcp.tools.${category}: false removes ${names.length === 1 ? names[0] : `its ${names.length} tools`} and a call says it is disabled`, async () => {
+      const h = await startServer({ config: { integrations: { mcp: { tools: { [category]: false } } } } });
+      try {
+        const listed = (await h.client.listTools()).tools.map((t) => t.name).sort();
+        assert.deepEqual(listed, ALL.filter((n) => !names.includes(n)));
+        assert.match(await callError(h.client, names[0], { path: 'index.md', query: 'x', content: 'x', title: 'x', metadata: {} }), new RegExp(`${names[0]} disabled`));
+        assert.match(h.client.getInstructions() ?? '', new RegExp(`Disabled tool categories \\(integrations\\.mcp\\.tools\\): ${category}`));
+        // Other categories keep working.
+        const other = names.includes('list_files') ? 'extract_tasks' : 'list_files';
+        await callOk(h.client, other, { path: 'index.md' });
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
+
+describe('integrations.mcp.enabled', () => {
+  it('false makes the server exit at start with a clear message on stderr and a non-zero status', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-disabled-'));
+    try {
+      const config = path.join(dir, 'config.json');
+      fs.writeFileSync(config, JSON.stringify({ integrations: { mcp: { enabled: false } } }));
+      const r = spawnSync(process.execPath, [serverJs, '--workspace', dir, '--config', config], { encoding: 'utf8', input: '', env: { ...process.env, HOME: dir } });
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /the MCP server is disabled \(integrations\.mcp\.enabled is false in .*config\.json\)/);
+      assert.equal(r.stdout, '');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
