@@ -27,9 +27,9 @@ const MAX_NAME_LENGTH = 120;
 export function fileNameForTitle(title: string): string {
   let name = title
     .normalize('NFC')
+    .replace(/\s+/g, ' ')
     // eslint-disable-next-line no-control-regex
     .replace(/[<>:"/\\|?*\u0000-\u001f\u007f]/g, '-')
-    .replace(/\s+/g, ' ')
     .trim()
     .replace(/^\.+/, '')
     .replace(/[. ]+$/, '');

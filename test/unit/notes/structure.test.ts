@@ -1,0 +1,59 @@
+// Headings, links, wikilinks, tags and word counts from markdown-it tokens; link targets resolved to note paths.
+import * as assert from 'node:assert/strict';
+import { LinkResolver } from '../../../src/core/notes/links';
+import { analyseBody } from '../../../src/core/notes/structure';
+
+describe('notes/structure', () => {
+  it('finds [[wikilinks]] with |alias and #heading, on their own lines, and ignores ![[embeds]]', () => {
+    const s = analyseBody('Intro [[Alpha]]\nthen [[Beta#Part two|the beta]] and [[#Local]]\n![[image.png]]\n', 0);
+    assert.deepEqual(s.links, [
+      { type: 'wikilink', target: 'Alpha', heading: null, text: 'Alpha', line: 1 },
+      { type: 'wikilink', target: 'Beta', heading: 'Part two', text: 'the beta', line: 2 },
+      { type: 'wikilink', target: '', heading: 'Local', text: 'Local', line: 2 },
+    ]);
+  });
+
+  it('finds markdown links with their text and #heading, offset by the frontmatter lines', () => {
+    const s = analyseBody('See [the plan](projects/plan.md#goals) and [site](https://x.org).', 3);
+    assert.deepEqual(s.links, [
+      { type: 'markdown', target: 'projects/plan.md', heading: 'goals', text: 'the plan', line: 4 },
+      { type: 'markdown', target: 'https://x.org', heading: null, text: 'site', line: 4 },
+    ]);
+  });
+
+  it('collects #tags outside code and headings, not numbers or anchors', () => {
+    const s = analyseBody('# Heading #notatag?\n\nText #alpha and #beta/sub, issue #42, url a#b.\n\n`#inline-code`\n\n```\n#fenced\n```\n\n    #indented-code\n', 0);
+    assert.deepEqual(s.inlineTags.filter((t) => t !== 'notatag'), ['alpha', 'beta/sub']);
+  });
+
+  it('collects headings with level, text and line, and counts prose words', () => {
+    const s = analyseBody('# One\n\nHello there world.\n\n## Two *emph*\n\n```\nnot counted words here\n```\n', 0);
+    assert.deepEqual(s.headings, [
+      { level: 1, text: 'One', line: 1 },
+      { level: 2, text: 'Two emph', line: 5 },
+    ]);
+    assert.equal(s.wordCount, 6);
+  });
+});
+
+describe('notes/links', () => {
+  const resolver = new LinkResolver(['index.md', 'projects/Plan.md', 'projects/notes/Plan.md', 'archive/Plan.md', 'a b/c d.md', 'img/pic.png']);
+
+  it('resolves wikilinks by note name anywhere, preferring the same folder, then the shallowest', () => {
+    const link = { type: 'wikilink' as const, target: 'plan', heading: null, text: 'plan', line: 1 };
+    assert.equal(resolver.resolve(link, 'index.md').path, 'archive/Plan.md');
+    assert.equal(resolver.resolve(link, 'projects/notes/x.md').path, 'projects/notes/Plan.md');
+    assert.equal(resolver.resolve({ ...link, target: 'projects/notes/Plan' }, 'index.md').path, 'projects/notes/Plan.md');
+    assert.equal(resolver.resolve({ ...link, target: 'Missing' }, 'index.md').path, null);
+  });
+
+  it('resolves markdown links relative to the note, URL-decoded, with or without extension, never outside', () => {
+    const link = { type: 'markdown' as const, target: '', heading: null, text: '', line: 1 };
+    assert.equal(resolver.resolve({ ...link, target: '../a%20b/c%20d.md' }, 'projects/x.md').path, 'a b/c d.md');
+    assert.equal(resolver.resolve({ ...link, target: 'Plan' }, 'projects/x.md').path, 'projects/Plan.md');
+    assert.equal(resolver.resolve({ ...link, target: '/index.md' }, 'projects/x.md').path, 'index.md');
+    assert.equal(resolver.resolve({ ...link, target: '../../etc/passwd' }, 'projects/x.md').path, null);
+    assert.deepEqual(resolver.resolve({ ...link, target: 'mailto:a@b.c' }, 'index.md'), { ...link, target: 'mailto:a@b.c', path: null, external: true });
+    assert.equal(resolver.resolve({ ...link, target: '', heading: 'top' }, 'index.md').path, 'index.md');
+  });
+});

@@ -1,0 +1,66 @@
+// Task extraction, extractive summaries and new-note templates.
+import * as assert from 'node:assert/strict';
+import { extractiveSummary } from '../../../src/core/notes/summary';
+import { extractTasks } from '../../../src/core/notes/tasks';
+import { fileNameForTitle, renderTemplate } from '../../../src/core/notes/templates';
+
+describe('notes/tasks', () => {
+  it('extracts every task item with status and file line, nested and ordered, but not in code or plain text', () => {
+    const text = '---\na: 1\n---\n- [ ] one\n  - [x] nested done\n* [X] star\n1. [?] ordered question\n- [!] important\n- [] not a task\n[ ] not in a list\n\n```\n- [ ] in code\n```\n- [>] multi\n  line\n';
+    assert.deepEqual(extractTasks(text), [
+      { text: 'one', status: 'todo', line: 4 },
+      { text: 'nested done', status: 'done', line: 5 },
+      { text: 'star', status: 'done', line: 6 },
+      { text: 'ordered question', status: 'question', line: 7 },
+      { text: 'important', status: 'important', line: 8 },
+      { text: 'multi line', status: 'deferred', line: 15 },
+    ]);
+  });
+});
+
+describe('notes/summary', () => {
+  const note = '---\ntitle: T\n---\n# Gardening\n\nTomatoes need sun. Tomatoes need water every day. The cat sleeps.\n\n- [ ] Buy tomato seeds\n\nWater the tomatoes early, before the sun is high.\n';
+
+  it('keeps the most representative sentences in their original order, within maxLength', () => {
+    const summary = extractiveSummary(note, 80);
+    assert.ok(summary.length <= 80 && summary.length > 40, summary);
+    assert.ok(summary.startsWith('Tomatoes need sun. '), 'the opening sentence is on topic and kept first');
+    assert.ok(!summary.includes('cat'), 'the off-topic sentence is left out');
+    assert.ok(!summary.includes('Gardening') && !summary.includes('[ ]'), 'headings and task markers are not prose');
+    const sentences = ['Tomatoes need sun.', 'Tomatoes need water every day.', 'Buy tomato seeds', 'Water the tomatoes early, before the sun is high.'];
+    const positions = sentences.map((s) => summary.indexOf(s)).filter((i) => i >= 0);
+    assert.ok(positions.length >= 2);
+    assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'original order');
+    assert.equal(extractiveSummary(note, 80), summary, 'deterministic');
+    assert.ok(extractiveSummary(note, 500).includes('cat'), 'with room enough every sentence fits');
+  });
+
+  it('clips a single long sentence at a word boundary, and returns nothing for an empty note', () => {
+    const s = extractiveSummary('One very long sentence without any full stop that goes on and on', 30);
+    assert.ok(s.length <= 30 && s.endsWith('…'), s);
+    assert.equal(extractiveSummary('---\na: 1\n---\n', 100), '');
+  });
+});
+
+describe('notes/templates', () => {
+  it('fills {title}, {date}, {time} and {datetime}', () => {
+    const now = new Date(2024, 2, 5, 9, 7, 3);
+    const out = renderTemplate('{title}|{date}|{time}|{datetime}|{other}', { title: 'T', now });
+    const [title, date, time, datetime, other] = out.split('|');
+    assert.deepEqual([title, date, time, other], ['T', '2024-03-05', '09:07', '{other}']);
+    assert.match(datetime, /^2024-03-05T09:07:03[+-]\d{2}:\d{2}$/);
+    assert.equal(new Date(datetime).getTime(), now.getTime());
+  });
+
+  it('makes titles into file names valid on Windows, macOS and Linux', () => {
+    assert.equal(fileNameForTitle('a/b\\c:d*e?f"g<h>i|j'), 'a-b-c-d-e-f-g-h-i-j');
+    assert.equal(fileNameForTitle('  trailing dots...  '), 'trailing dots');
+    assert.equal(fileNameForTitle('..hidden'), 'hidden');
+    assert.equal(fileNameForTitle('nul'), 'nul_');
+    assert.equal(fileNameForTitle('COM1'), 'COM1_');
+    assert.equal(fileNameForTitle('???'), 'Untitled');
+    assert.equal(fileNameForTitle('tab\there\nnewline'), 'tab here newline');
+    assert.equal(fileNameForTitle('x'.repeat(300)).length, 120);
+    assert.equal(fileNameForTitle('Ünïcode 日本語 ✓'), 'Ünïcode 日本語 ✓');
+  });
+});
