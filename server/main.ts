@@ -73,6 +73,10 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   }
   const configPath = path.resolve(args.config ?? configFilePath());
   const config = loadConfig(configPath);
+  if (!config.integrations.mcp.enabled) {
+    process.stderr.write(`notesapp-mcp: the MCP server is disabled (integrations.mcp.enabled is false in ${configPath}); set it to true to use it.\n`);
+    return 1;
+  }
   getLogger().addSecrets(collectSecrets(config));
   if (config.development.debugLogging) getLogger().setLevel('debug');
   const workspaceRoot = path.resolve(
