@@ -74,6 +74,25 @@ describe('shell: MCP server lifecycle', function () {
     assert.equal(await api.healthCheck(), true);
   });
 
+  it('automatic restarts are bounded: after three the server stays stopped with the reason in last_error', async function () {
+    this.timeout(90000);
+    let { pid } = await api.startServer();
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const old = pid!;
+      const back = statusWhere(api, (s) => s.is_running && s.pid !== old, `automatic restart ${attempt}`, 30000);
+      process.kill(old, 'SIGKILL');
+      pid = (await back).pid;
+    }
+    const gaveUp = statusWhere(api, (s) => !s.is_running && /no automatic restart/.test(s.last_error ?? ''), 'the restart budget to run out');
+    process.kill(pid!, 'SIGKILL');
+    const final = await gaveUp;
+    assert.match(final.last_error!, /already restarted 3 times/);
+    assert.equal(final.pid, null);
+    const manual = await api.startServer();
+    assert.equal(manual.is_running, true, 'a manual start still works and resets the budget');
+    assert.equal(manual.last_error, null);
+  });
+
   it('a bad port is refused with a clear error and the server keeps its state', async () => {
     const before = await api.startServer();
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('notesapp.restartServer', 'eighty')), /port must be a whole number from 1 to 65535/);

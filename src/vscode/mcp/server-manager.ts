@@ -251,7 +251,8 @@ export class ServerManager implements vscode.Disposable {
     if (Date.now() - r.startedAt >= this.stableAfterMs) this.restartAttempts = 0;
     const delay = this.restartDelaysMs[this.restartAttempts];
     if (delay === undefined || this.disposed) {
-      this.o.notify(`${this.lastError}. It was restarted ${this.restartAttempts} times; use "Notes: Start MCP Server" to try again.`);
+      if (!this.disposed) this.lastError += ` (no automatic restart: already restarted ${this.restartAttempts} times)`;
+      this.o.notify(`${this.lastError}. Use "Notes: Start MCP Server" to try again.`);
     } else {
       this.restartAttempts += 1;
       this.o.notify(`${this.lastError}. Restarting in ${Math.round(delay / 1000)} s (attempt ${this.restartAttempts} of ${this.restartDelaysMs.length}).`);
