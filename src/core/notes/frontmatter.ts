@@ -14,23 +14,35 @@ export interface SplitNote {
   bodyLineOffset: number;
 }
 
+/** YAML dates become Date objects; results must be plain JSON. A date written without a time stays YYYY-MM-DD. */
 function jsonSafe(value: unknown): unknown {
-  // YAML dates become Date objects; results must be plain JSON.
-  return JSON.parse(JSON.stringify(value ?? {}));
+  return JSON.parse(
+    JSON.stringify(value ?? {}, function (this: Record<string, unknown>, key: string, v: unknown) {
+      const raw = this[key];
+      if (raw instanceof Date && !Number.isNaN(raw.getTime())) {
+        const iso = raw.toISOString();
+        return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+      }
+      return v;
+    }),
+  );
+}
+
+function parseYaml(block: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    // Passing options disables gray-matter's cache, whose shared objects must not be mutated.
+    data = matter(block.replace(/^\uFEFF/, ''), {}).data;
+  } catch (err) {
+    throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
+  }
+  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 }
 
 export function splitNote(text: string): SplitNote {
   const block = FRONTMATTER_BLOCK.exec(text);
   if (!block) return { data: {}, body: text, bodyLineOffset: 0 };
-  let data: Record<string, unknown>;
-  try {
-    // Passing options disables gray-matter's cache, whose shared objects must not be mutated.
-    const parsed = matter(block[0].replace(/^\uFEFF/, ''), {}).data;
-    data = (jsonSafe(parsed) ?? {}) as Record<string, unknown>;
-  } catch (err) {
-    throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
-  }
-  if (typeof data !== 'object' || Array.isArray(data)) data = {};
+  const data = jsonSafe(parseYaml(block[0])) as Record<string, unknown>;
   const lines = block[0].split('\n').length - (block[0].endsWith('\n') ? 1 : 0);
   return { data, body: text.slice(block[0].length), bodyLineOffset: lines };
 }
@@ -40,16 +52,18 @@ export function splitNote(text: string): SplitNote {
  * frontmatter block stays byte for byte. With no keys left the frontmatter block is dropped.
  */
 export function updateFrontmatter(text: string, patch: Record<string, unknown>): { text: string; data: Record<string, unknown> } {
-  const { data, body } = splitNote(text);
-  const merged: Record<string, unknown> = { ...data };
+  const { body } = splitNote(text);
+  const block = FRONTMATTER_BLOCK.exec(text);
+  // Untouched keys keep their YAML types (a date stays a date) by merging into the raw parse, not the JSON view.
+  const merged: Record<string, unknown> = block ? { ...parseYaml(block[0]) } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
     else merged[key] = value;
   }
-  if (Object.keys(merged).length === 0) return { text: body, data: merged };
+  if (Object.keys(merged).length === 0) return { text: body, data: {} };
   const eol = /\r\n/.test(text) ? '\r\n' : '\n';
   // stringify('') yields "---\n<yaml>---\n\n"; drop the trailing empty content line.
   let header = matter.stringify('', merged).replace(/\n$/, '');
   if (eol === '\r\n') header = header.replace(/\n/g, '\r\n');
-  return { text: header + body, data: merged };
+  return { text: header + body, data: jsonSafe(merged) as Record<string, unknown> };
 }

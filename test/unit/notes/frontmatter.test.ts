@@ -13,8 +13,15 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(splitNote('# Title\n\n---\n\ntext'), { data: {}, body: '# Title\n\n---\n\ntext', bodyLineOffset: 0 });
   });
 
-  it('turns YAML dates into ISO strings', () => {
-    assert.deepEqual(splitNote('---\ndate: 2024-03-01\n---\n').data, { date: '2024-03-01T00:00:00.000Z' });
+  it('reports YAML dates as written: YYYY-MM-DD, or ISO 8601 with a time', () => {
+    assert.deepEqual(splitNote('---\ndate: 2024-03-01\nat: 2024-03-01T10:30:00Z\n---\n').data, { date: '2024-03-01', at: '2024-03-01T10:30:00.000Z' });
+  });
+
+  it('keeps untouched dates as YAML dates when other keys are updated', () => {
+    const { text, data } = updateFrontmatter('---\ndue: 2024-03-01\n---\nbody', { status: 'open' });
+    assert.deepEqual(data, { due: '2024-03-01', status: 'open' });
+    assert.match(text, /^---\ndue: 2024-03-01T00:00:00\.000Z\nstatus: open\n---\nbody$/, 'a timestamp, not a quoted string');
+    assert.deepEqual(splitNote(text).data, { due: '2024-03-01', status: 'open' });
   });
 
   it('reports invalid YAML clearly', () => {

@@ -46,7 +46,7 @@ describe('MCP note tools', () => {
     const m = await callOk<Record<string, unknown>>(h.client, 'get_note_metadata', { path: 'index.md' });
     assert.equal(m.path, 'index.md');
     assert.equal(m.title, 'Home');
-    assert.deepEqual(m.frontmatter, { title: 'Home', tags: ['home', 'moc'], created: '2024-03-01T00:00:00.000Z' });
+    assert.deepEqual(m.frontmatter, { title: 'Home', tags: ['home', 'moc'], created: '2024-03-01' });
     assert.deepEqual(m.tags, ['home', 'moc', 'inbox', 'reading-list']);
     assert.deepEqual(m.links, [
       { type: 'wikilink', target: 'Project Plan', heading: null, text: 'Project Plan', line: 8, path: 'projects/Project Plan.md', external: false },
