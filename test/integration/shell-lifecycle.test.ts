@@ -1,5 +1,6 @@
 // The MCP server lifecycle as a user drives it: start, status, health check, stop, restart, crash.
 import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
 import * as vscode from 'vscode';
 import type { NotesApi } from '../../src/extension';
 import type { ServerStatus } from '../../src/vscode/mcp/status';
@@ -98,6 +99,35 @@ describe('shell: MCP server lifecycle', function () {
     await assert.rejects(Promise.resolve(vscode.commands.executeCommand('notesapp.restartServer', 'eighty')), /port must be a whole number from 1 to 65535/);
     await assert.rejects(api.startServer(70000), /port must be a whole number/);
     assert.deepEqual(api.serverStatus(), before);
+  });
+
+  it('integrations.mcp.enabled false in config.json stops the server, refuses starts and hides it from chat; true starts it again', async () => {
+    const configPath = process.env.NOTESAPP_CONFIG_PATH!;
+    const original = fs.existsSync(configPath) ? fs.readFileSync(configPath, 'utf8') : undefined;
+    const write = (enabled: boolean) => {
+      const current: Record<string, unknown> = original ? JSON.parse(original) : {};
+      const integrations = (current.integrations ?? {}) as Record<string, unknown>;
+      const mcp = (integrations.mcp ?? {}) as Record<string, unknown>;
+      fs.writeFileSync(configPath, JSON.stringify({ ...current, integrations: { ...integrations, mcp: { ...mcp, enabled, autoStart: true } } }, null, 2));
+    };
+    try {
+      const { pid } = await api.startServer();
+      const stopped = statusWhere(api, (s) => !s.is_running, 'the server to stop when disabled');
+      write(false);
+      await stopped;
+      assert.equal(isAlive(pid!), false);
+      await assert.rejects(api.startServer(), /disabled in the configuration \(integrations\.mcp\.enabled is false\)/);
+      assert.deepEqual(api.mcpServerDefinitions(), [], 'VS Code chat is offered no server');
+      assert.equal(api.serverStatus().is_running, false);
+
+      const restarted = statusWhere(api, (s) => s.is_running, 'auto-start after enabling again');
+      write(true);
+      assert.equal(isAlive((await restarted).pid!), true);
+      assert.equal(api.mcpServerDefinitions().length, 1);
+    } finally {
+      if (original === undefined) fs.rmSync(configPath, { force: true });
+      else fs.writeFileSync(configPath, original);
+    }
   });
 
   it('every server command is contributed in the "Notes" category', async () => {

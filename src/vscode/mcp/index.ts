@@ -30,9 +30,12 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
   context.subscriptions.push({ dispose: unwatch });
 
   const nodePath = () => vscode.workspace.getConfiguration('notesapp.mcp').get<string>('nodePath')?.trim() || undefined;
+  // The first local folder of the window; with none open, workspace.defaultPath of the config; else nothing to serve.
+  const notesFolder = () =>
+    vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? (config.workspace.defaultPath || undefined);
   const launch = (): LaunchOptions => ({
     serverScript: path.join(context.extensionPath, 'dist', 'server.js'),
-    workspaceFolder: vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath,
+    workspaceFolder: notesFolder(),
     configPath: store.file,
     nodePath: nodePath(),
     bridge,
@@ -60,26 +63,40 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
       if (!config.integrations.mcp.enabled) {
         throw new Error('The MCP server is disabled in the configuration (integrations.mcp.enabled is false).');
       }
+      if (!notesFolder()) throw new Error('Open a notes folder first (or set workspace.defaultPath in the configuration).');
       return fn(...a);
     };
+  const offered = () => config.integrations.mcp.enabled && notesFolder() !== undefined;
   const api: McpShell = {
     ...base,
     startServer: refuseWhenDisabled(base.startServer),
     restartServer: refuseWhenDisabled(base.restartServer),
-    mcpServerDefinitions: () => (config.integrations.mcp.enabled ? mcpServerDefinitions(launch(), version) : []),
+    mcpServerDefinitions: () => (offered() ? mcpServerDefinitions(launch(), version) : []),
     shutdown: () => manager.shutdownForDeactivate(),
   };
 
   registerServerCommands(context, api, store, log);
   registerStatusBar(context, manager);
-  const definitionsChanged = registerDefinitionProvider(context, () => launch(), version, () => config.integrations.mcp.enabled);
-  context.subscriptions.push(
-    { dispose: store.watchConfig((next, old) => next.integrations.mcp.enabled !== old.integrations.mcp.enabled && definitionsChanged.fire()) },
-  );
-
-  if (config.integrations.mcp.enabled && config.integrations.mcp.autoStart) {
+  const definitionsChanged = registerDefinitionProvider(context, () => launch(), version, offered);
+  const autoStart = () => {
+    if (!config.integrations.mcp.enabled || !config.integrations.mcp.autoStart || !notesFolder()) return;
     log.info('Auto-starting the MCP server (integrations.mcp.autoStart)');
     void manager.start();
-  }
+  };
+  context.subscriptions.push({
+    dispose: store.watchConfig((next, old) => {
+      config = next;
+      const was = old.integrations.mcp.enabled;
+      const now = next.integrations.mcp.enabled;
+      if (was === now) return;
+      definitionsChanged.fire();
+      // Disabling the server in the configuration stops it; enabling it again honours autoStart.
+      if (!now && manager.status().is_running) {
+        log.info('integrations.mcp.enabled turned off: stopping the MCP server');
+        void manager.stop();
+      } else if (now) autoStart();
+    }),
+  });
+  autoStart();
   return api;
 }
