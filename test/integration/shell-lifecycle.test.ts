@@ -130,6 +130,26 @@ describe('shell: MCP server lifecycle', function () {
     }
   });
 
+  it('runs on the Node binary of notesapp.mcp.nodePath; a wrong path is reported in last_error', async () => {
+    const settings = vscode.workspace.getConfiguration('notesapp.mcp');
+    try {
+      await settings.update('nodePath', '/nonexistent/bin/node', vscode.ConfigurationTarget.Global);
+      const failed = await api.restartServer();
+      assert.equal(failed.is_running, false);
+      assert.match(failed.last_error ?? '', /did not start: .*ENOENT/);
+      assert.equal(await api.healthCheck(), false);
+
+      // The extension host here runs on plain Node, so its own binary is a real Node for this check.
+      await settings.update('nodePath', process.execPath, vscode.ConfigurationTarget.Global);
+      const ok = await api.startServer();
+      assert.equal(ok.is_running, true, `started: ${ok.last_error}`);
+      assert.equal(ok.last_error, null);
+      assert.equal(await api.healthCheck(), true);
+    } finally {
+      await settings.update('nodePath', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('every server command is contributed in the "Notes" category', async () => {
     const ext = vscode.extensions.getExtension('notesapp.notesapp')!;
     const contributed = (ext.packageJSON.contributes.commands as { command: string; category: string }[]).filter((c) => c.category === 'Notes');
