@@ -55,7 +55,11 @@ describe('MCP prompts', () => {
   });
 
   it('answers a missing note with an error', async () => {
-    await assert.rejects(h.client.getPrompt({ name: 'summarize-note', arguments: { path: 'missing.md' } }), /File not found: "missing.md"/);
+    await assert.rejects(h.client.getPrompt({ name: 'summarize-note', arguments: { path: 'missing.md' } }), (err: Error & { code?: number }) => {
+      assert.match(err.message, /File not found: "missing.md"/);
+      assert.equal(err.code, -32602);
+      return true;
+    });
   });
 
   it('completes the note path argument', async () => {

@@ -11,9 +11,10 @@ function jsonOf(contents: Array<{ text?: unknown; mimeType?: string }>, index = 
   return JSON.parse(String(contents[index].text)) as Record<string, unknown>;
 }
 
-async function rejects(client: Client, uri: string, message: RegExp): Promise<void> {
-  await assert.rejects(client.readResource({ uri }), (err: Error) => {
+async function rejects(client: Client, uri: string, message: RegExp, code: number): Promise<void> {
+  await assert.rejects(client.readResource({ uri }), (err: Error & { code?: number }) => {
     assert.match(err.message, message);
+    assert.equal(err.code, code);
     return true;
   });
 }
@@ -68,8 +69,8 @@ describe('MCP resources', () => {
   });
 
   it('answers a missing note and a path outside the workspace with errors', async () => {
-    await rejects(h.client, 'notesapp://notes/missing.md', /Resource not found/);
-    await rejects(h.client, 'notesapp://notes/..%2F..%2Fetc%2Fpasswd', /outside the workspace/);
+    await rejects(h.client, 'notesapp://notes/missing.md', /Resource not found/, -32002);
+    await rejects(h.client, 'notesapp://notes/..%2F..%2Fetc%2Fpasswd', /outside the workspace/, -32602);
   });
 
   it('reads workspace info', async () => {
@@ -89,7 +90,7 @@ describe('MCP resources', () => {
     const plugins = (await h.client.readResource({ uri: 'notesapp://config/plugins' })).contents;
     assert.ok(!JSON.stringify(plugins).includes('sk-secret-value'));
     assert.deepEqual(jsonOf(plugins).value, { enabled: ['daily-notes'], settings: { 'daily-notes': { apiKey: '[redacted]', folder: 'journal', accessToken: '[redacted]' } } });
-    await rejects(h.client, 'notesapp://config/editor.noSuchKey', /Unknown configuration key "editor.noSuchKey"/);
+    await rejects(h.client, 'notesapp://config/editor.noSuchKey', /Unknown configuration key "editor.noSuchKey"/, -32602);
   });
 
   it('reads the current theme', async () => {
