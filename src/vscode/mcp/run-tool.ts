@@ -4,16 +4,35 @@ import * as vscode from 'vscode';
 import type { ServerManager } from './server-manager';
 import { askForArguments } from './tool-arguments';
 
+function asJson(text: string): unknown {
+  const t = text.trim();
+  if (!(t.startsWith('{') || t.startsWith('['))) return undefined;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A markdown rendering of a tool result that a person can read. */
 export function renderToolResult(name: string, args: Record<string, unknown>, result: CallToolResult): string {
   const parts = [`# ${name}`, '', '## Arguments', '', '```json', JSON.stringify(args, null, 2), '```', '', result.isError ? '## Error' : '## Result', ''];
+  let shownAsJson: unknown;
   for (const item of result.content ?? []) {
-    if (item.type === 'text') parts.push(item.text, '');
+    if (item.type === 'text') {
+      const json = asJson(item.text);
+      if (json === undefined) parts.push(item.text, '');
+      else {
+        shownAsJson = json;
+        parts.push('```json', JSON.stringify(json, null, 2), '```', '');
+      }
+    }
     else if (item.type === 'resource') parts.push(`Resource ${item.resource.uri}`, '', 'text' in item.resource ? String(item.resource.text) : '(binary)', '');
     else if (item.type === 'resource_link') parts.push(`Resource link: ${item.uri}`, '');
     else parts.push(`(${item.type} content${'mimeType' in item ? `, ${String(item.mimeType)}` : ''})`, '');
   }
-  if (result.structuredContent !== undefined) {
+  // Servers usually repeat structured content as JSON text; show it once.
+  if (result.structuredContent !== undefined && JSON.stringify(result.structuredContent) !== JSON.stringify(shownAsJson)) {
     parts.push('## Structured content', '', '```json', JSON.stringify(result.structuredContent, null, 2), '```', '');
   }
   return parts.join('\n');
