@@ -68,11 +68,14 @@ export function matchLines(text: string, source: string, flags: string, limit: n
   return out;
 }
 
+// The worker answers each file of a batch on its own, so the main thread can time every file separately.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const matchLines = ${matchLines.toString()};
 parentPort.on('message', (job) => {
-  parentPort.postMessage(matchLines(job.text, job.source, job.flags, job.limit));
+  for (let i = 0; i < job.texts.length; i++) {
+    parentPort.postMessage({ index: i, found: matchLines(job.texts[i], job.source, job.flags, job.limit) });
+  }
 });
 `;
 
@@ -98,34 +101,54 @@ export function compileQuery(q: SearchQuery): { source: string; flags: string } 
   throw new NotesError('INTERNAL', 'unreachable');
 }
 
+type LineMatch = [number, string, string];
+
 /** Runs user regular expressions in a worker so that catastrophic backtracking is stopped, not waited for. */
 class RegexWorker {
-  private worker = new Worker(WORKER_SOURCE, { eval: true });
+  private readonly worker = new Worker(WORKER_SOURCE, { eval: true });
 
   constructor(private readonly budgetMs: number) {
     this.worker.unref();
   }
 
-  run(text: string, source: string, flags: string, limit: number, file: string): Promise<Array<[number, string, string]>> {
+  /** Matches a batch of files; each file gets `budgetMs` of its own. */
+  run(files: readonly string[], texts: readonly string[], source: string, flags: string, limit: number): Promise<LineMatch[][]> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        void this.worker.terminate();
-        reject(
-          new NotesError(
-            'INVALID_ARGUMENT',
-            `The regular expression ran for more than ${this.budgetMs} ms on "${file}" and was stopped; it probably backtracks catastrophically (for example nested quantifiers like (a+)+). Simplify it.`,
-          ),
-        );
-      }, this.budgetMs);
-      this.worker.once('message', (value: Array<[number, string, string]>) => {
+      const results: LineMatch[][] = [];
+      let timer: NodeJS.Timeout | undefined;
+      const cleanup = () => {
         clearTimeout(timer);
-        resolve(value);
-      });
-      this.worker.once('error', (err) => {
+        this.worker.off('message', onMessage);
+        this.worker.off('error', onError);
+      };
+      const arm = () => {
         clearTimeout(timer);
+        timer = setTimeout(() => {
+          cleanup();
+          void this.worker.terminate();
+          reject(
+            new NotesError(
+              'INVALID_ARGUMENT',
+              `The regular expression ran for more than ${this.budgetMs} ms on "${files[results.length]}" and was stopped; it probably backtracks catastrophically (for example nested quantifiers like (a+)+). Simplify it.`,
+            ),
+          );
+        }, this.budgetMs);
+      };
+      const onMessage = (message: { index: number; found: LineMatch[] }) => {
+        results[message.index] = message.found;
+        if (results.length === texts.length) {
+          cleanup();
+          resolve(results);
+        } else arm();
+      };
+      const onError = (err: Error) => {
+        cleanup();
         reject(err);
-      });
-      this.worker.postMessage({ text, source, flags, limit });
+      };
+      this.worker.on('message', onMessage);
+      this.worker.on('error', onError);
+      arm();
+      this.worker.postMessage({ texts, source, flags, limit });
     });
   }
 
@@ -134,8 +157,35 @@ class RegexWorker {
   }
 }
 
+const READ_AHEAD = 64;
+// Small batches keep the early stop at maxResults cheap; large enough that worker round trips do not dominate.
+const BATCH_BYTES = 1024 * 1024;
+const BATCH_FILES = 128;
+
 export class ScanSearch implements SearchBackend {
   constructor(private readonly options: ScanSearchOptions) {}
+
+  /** One open, one fstat, one read: this loop dominates the cost of a scan. */
+  private async readText(file: string): Promise<string | undefined> {
+    let handle: fs.FileHandle | undefined;
+    try {
+      handle = await fs.open(path.join(this.options.root, ...file.split('/')), 'r');
+      const { size } = await handle.stat();
+      if (size > this.options.maxFileSize) return undefined;
+      const buf = Buffer.allocUnsafe(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(buf, filled, size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      return buf.toString('utf8', 0, filled);
+    } catch {
+      return undefined; // deleted or unreadable since listing
+    } finally {
+      await handle?.close();
+    }
+  }
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     const { source, flags } = compileQuery(q);
@@ -144,29 +194,44 @@ export class ScanSearch implements SearchBackend {
     let truncated = false;
     let searched = 0;
     const worker = q.regex ? new RegexWorker(this.options.regexBudgetMs ?? 1500) : undefined;
-    try {
-      for (const file of files) {
-        const absolute = path.join(this.options.root, ...file.split('/'));
-        let text: string;
-        try {
-          const stat = await fs.stat(absolute);
-          if (stat.size > this.options.maxFileSize) continue;
-          text = await fs.readFile(absolute, 'utf8');
-        } catch {
-          continue; // deleted or unreadable since listing
+    // Reads run ahead of matching, in file order.
+    const reads: Array<Promise<string | undefined>> = [];
+    const readAt = (i: number) => (reads[i] ??= this.readText(files[i]));
+    /** Adds one file's matches; true once the result list is full. */
+    const add = (file: string, found: LineMatch[]): boolean => {
+      for (const [line, content, match] of found) {
+        if (results.length >= q.maxResults) {
+          truncated = true;
+          return true;
         }
-        searched++;
+        results.push({ file, line, content, match });
+      }
+      return false;
+    };
+    try {
+      let i = 0;
+      while (i < files.length && !truncated) {
+        // A batch: files read so far, up to BATCH_BYTES of text (one file for the in-process matcher).
+        const batchFiles: string[] = [];
+        const batchTexts: string[] = [];
+        let bytes = 0;
+        while (i < files.length && (batchFiles.length === 0 || (worker && bytes < BATCH_BYTES && batchFiles.length < BATCH_FILES))) {
+          for (let j = i; j < Math.min(files.length, i + READ_AHEAD); j++) void readAt(j);
+          const text = await readAt(i);
+          delete reads[i];
+          if (text !== undefined) {
+            batchFiles.push(files[i]);
+            batchTexts.push(text);
+            bytes += text.length;
+          }
+          i++;
+        }
+        if (batchFiles.length === 0) continue;
+        searched += batchFiles.length;
         // One more than needed tells whether the list was cut.
         const limit = q.maxResults - results.length + 1;
-        const found = worker ? await worker.run(text, source, flags, limit, file) : matchLines(text, source, flags, limit);
-        for (const [line, content, match] of found) {
-          if (results.length >= q.maxResults) {
-            truncated = true;
-            break;
-          }
-          results.push({ file, line, content, match });
-        }
-        if (truncated) break;
+        const found = worker ? await worker.run(batchFiles, batchTexts, source, flags, limit) : [matchLines(batchTexts[0], source, flags, limit)];
+        for (let k = 0; k < found.length; k++) if (add(batchFiles[k], found[k])) break;
       }
     } finally {
       worker?.close();
