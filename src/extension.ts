@@ -2,7 +2,6 @@
 import * as vscode from 'vscode';
 import { registerShowStatus, statusSummary, type StatusSummary } from './vscode/show-status';
 import { registerConfiguration } from './vscode/config/register';
-import { createConfigStore, configFilePath } from './core/config';
 import { startEditorBridge } from './vscode/bridge';
 import { registerMcpShell, type McpShell } from './vscode/mcp';
 
@@ -16,10 +15,9 @@ export function activate(context: vscode.ExtensionContext): NotesApi {
   const log = vscode.window.createOutputChannel('Notes', { log: true });
   context.subscriptions.push(log);
   registerShowStatus(context, log);
-  registerConfiguration(context, log);
-  const store = createConfigStore({ file: configFilePath(), logger: log });
+  const configuration = registerConfiguration(context, log);
   const bridge = startEditorBridge(context, log);
-  const shell = registerMcpShell(context, { log, store, bridge });
+  const shell = registerMcpShell(context, { log, store: configuration.store, bridge });
   mcpShell = shell;
   log.info(`Notes ${context.extension.packageJSON.version} activated`);
   const { shutdown: _shutdown, ...shellApi } = shell;
