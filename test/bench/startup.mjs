@@ -10,7 +10,8 @@ const INIT = `${JSON.stringify({
 })}\n`;
 
 /** Milliseconds from spawn to the first complete line on stdout that answers id 1. */
-export function timeInitialize(command, args, { cwd, env, timeoutMs = 15_000 } = {}) {
+/** lingerMs keeps the process alive after the response (lets it finish start-up work such as its code cache). */
+export function timeInitialize(command, args, { cwd, env, timeoutMs = 15_000, lingerMs = 0 } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
@@ -27,8 +28,10 @@ export function timeInitialize(command, args, { cwd, env, timeoutMs = 15_000 } =
           if (msg.id === 1 && msg.result) {
             const elapsed = performance.now() - started;
             clearTimeout(timer);
-            child.kill('SIGKILL');
-            resolve(elapsed);
+            setTimeout(() => {
+              child.kill('SIGKILL');
+              resolve(elapsed);
+            }, lingerMs);
             return;
           }
         } catch {

@@ -1,0 +1,73 @@
+// dist/server.js: loads the server bundle (dist/server-core.js) through a V8 code cache, so later starts skip
+// compiling two megabytes of JavaScript. Any cache problem falls back to a plain require.
+import fs from 'node:fs';
+import Module from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import vm from 'node:vm';
+
+const CORE = path.join(__dirname, 'server-core.js');
+/** Set the moment the bundle starts running: from then on a failure is the server's own, never retried. */
+let started = false;
+const load = Module.createRequire(__filename);
+
+function cacheDir(): string | undefined {
+  if (process.env.NOTESAPP_NO_CODE_CACHE) return undefined;
+  return process.env.NOTESAPP_CACHE_DIR || path.join(os.homedir(), '.notesapp', 'cache');
+}
+
+type Enable = (dir: string) => unknown;
+
+/** Node >= 22.1 (and VS Code's runtime) has a built-in on-disk compile cache; use it there. */
+function loadWithBuiltinCache(dir: string): boolean {
+  const enable = (Module as unknown as { enableCompileCache?: Enable }).enableCompileCache;
+  if (typeof enable !== 'function') return false;
+  enable(dir);
+  started = true;
+  load(CORE);
+  return true;
+}
+
+/** Older Node: compile the bundle with vm.Script and V8 cached data keyed by the bundle and the runtime. */
+function loadWithScriptCache(dir: string): void {
+  const stat = fs.statSync(CORE);
+  const key = `server-core-${stat.size}-${Math.floor(stat.mtimeMs)}-${process.version}-${process.arch}.bin`;
+  const cacheFile = path.join(dir, key);
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    // first start with this bundle and runtime
+  }
+  const source = fs.readFileSync(CORE, 'utf8');
+  const script = new vm.Script(Module.wrap(source), { filename: CORE, cachedData });
+  const mod = new Module(CORE, module);
+  mod.filename = CORE;
+  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  started = true;
+  wrapper.call(mod.exports, mod.exports, (id: string) => mod.require(id), mod, CORE, __dirname);
+  if (cachedData && !script.cachedDataRejected) return;
+  // Produced once the bundle's start-up code ran, so the functions it compiled are in the cache too.
+  setImmediate(() => {
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      for (const old of fs.readdirSync(dir)) if (old.startsWith('server-core-') && old !== key) fs.rmSync(path.join(dir, old), { force: true });
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
+      fs.writeFileSync(tmp, script.createCachedData());
+      fs.renameSync(tmp, cacheFile);
+    } catch {
+      // a read-only home only costs speed
+    }
+  });
+}
+
+const dir = cacheDir();
+if (dir) {
+  try {
+    if (!loadWithBuiltinCache(dir)) loadWithScriptCache(dir);
+  } catch (err) {
+    if (started) throw err;
+  }
+}
+if (!started) load(CORE);
