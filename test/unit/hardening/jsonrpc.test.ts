@@ -1,0 +1,175 @@
+// JSON-RPC robustness of the real stdio process: garbage, invalid requests, notifications, oversized messages.
+import assert from 'node:assert/strict';
+import { RawServer, type RpcMessage } from './raw-server';
+
+const LIMIT = 10 * 1024 * 1024;
+
+/** Small seeded generator so a failing run can be replayed from the seed in its message. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What a JSON-RPC server must answer to one line: nothing for a blank line, else the error code and id. */
+function expectedReply(line: Buffer): { code: number; id: string | number | null } | undefined {
+  const text = line.toString('utf8').replace(/\r$/, '');
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { code: -32700, id: null };
+  }
+  const id = typeof value === 'object' && value !== null && 'id' in value ? (value as { id: unknown }).id : null;
+  return { code: -32600, id: typeof id === 'string' || typeof id === 'number' ? id : null };
+}
+
+describe('JSON-RPC robustness over real stdio', function () {
+  this.timeout(60_000);
+  let server: RawServer;
+
+  beforeEach(() => {
+    server = new RawServer();
+  });
+  afterEach(() => server.stop());
+
+  it('answers 10 000 random byte lines with the right errors, then still answers ping', async () => {
+    const seed = Math.floor(Math.random() * 2 ** 31);
+    const random = prng(seed);
+    const lines: Buffer[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      const bytes = Buffer.alloc(1 + Math.floor(random() * 120));
+      for (let j = 0; j < bytes.length; j++) {
+        let b = Math.floor(random() * 256);
+        if (b === 10) b = 11; // a newline would split the line in two
+        bytes[j] = b;
+      }
+      // Every tenth line is printable, so that some parse as JSON values that are not requests.
+      if (i % 10 === 0) bytes.write(['1', '"x"', 'null', '{}', '[]', '{"id":5}', 'true', '{"a'][i % 8], 'latin1');
+      lines.push(bytes);
+    }
+    const expected = lines.map(expectedReply).filter((e) => e !== undefined);
+    server.write(Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')])));
+    const pong = await server.request('after-garbage', 'ping');
+    assert.deepEqual(pong.result, {}, `seed ${seed}`);
+    const errors = server.messages.filter((m) => m.id !== 'after-garbage');
+    assert.equal(errors.length, expected.length, `seed ${seed}: one reply per non-blank line`);
+    errors.forEach((m, i) => {
+      assert.deepEqual({ code: m.error?.code, id: m.id }, expected[i], `seed ${seed}, reply ${i}`);
+      assert.equal(m.jsonrpc, '2.0');
+      assert.ok(m.error && m.error.message.length > 10, 'a message that says what is wrong');
+    });
+    assert.ok(expected.some((e) => e.code === -32600) && expected.some((e) => e.code === -32700));
+    assert.deepEqual(server.strayStdout, [], 'nothing but protocol on stdout');
+  });
+
+  it('answers invalid requests with -32600 and the id when it can be read', async () => {
+    const cases: Array<[unknown, string | number | null, RegExp]> = [
+      [{ jsonrpc: '1.0', id: 3, method: 'ping' }, 3, /jsonrpc must be "2.0"/],
+      [{ jsonrpc: '2.0', id: 'p', method: 'ping', params: [1, 2] }, 'p', /params must be an object/],
+      [{ jsonrpc: '2.0', id: 4, method: 42 }, 4, /method must be a string/],
+      [{ jsonrpc: '2.0', id: { nested: true }, method: 'ping' }, null, /id must be a string or a number/],
+      [[{ jsonrpc: '2.0', id: 5, method: 'ping' }], null, /batches/],
+      [[], null, /batches/],
+      ['just a string', null, /not an object/],
+      [null, null, /not an object/],
+    ];
+    for (const [value] of cases) server.send(value);
+    const pong = await server.request('then', 'ping');
+    assert.deepEqual(pong.result, {});
+    const replies = server.messages.filter((m) => m.id !== 'then');
+    assert.equal(replies.length, cases.length);
+    cases.forEach(([, id, pattern], i) => {
+      assert.equal(replies[i].error?.code, -32600);
+      assert.equal(replies[i].id, id);
+      assert.match(replies[i].error?.message ?? '', pattern);
+    });
+  });
+
+  it('never answers a notification, valid, unknown or malformed', async () => {
+    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.send({ jsonrpc: '2.0', method: 'notifications/no-such-thing', params: {} });
+    server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: 'not an object' });
+    server.send({ jsonrpc: '1.0', method: 'notifications/initialized' });
+    server.send({ jsonrpc: '2.0', id: 99, result: {} }); // a response to a request never made
+    server.write('\n\r\n   \n');
+    const pong = await server.request('only', 'ping');
+    assert.deepEqual(pong.result, {});
+    assert.deepEqual(server.messages, [pong]);
+  });
+
+  it('answers an unknown method with -32601 and bad params of a known method with -32602', async () => {
+    await server.initialize();
+    const unknown = await server.request(1, 'notes/doesNotExist', {});
+    assert.equal(unknown.error?.code, -32601);
+    const badInit = await server.request(2, 'initialize', { protocolVersion: 7 });
+    assert.equal(badInit.error?.code, -32602);
+    assert.match(badInit.error?.message ?? '', /params\.protocolVersion/);
+    const badCall = await server.request(3, 'tools/call', { arguments: {} });
+    assert.equal(badCall.error?.code, -32602);
+    assert.match(badCall.error?.message ?? '', /params\.name/);
+    assert.deepEqual((await server.request(4, 'ping')).result, {});
+  });
+
+  it('refuses a second request with the id of one still running', async () => {
+    const s = new RawServer({ env: { NOTESAPP_TEST_HOOKS: '1' } });
+    try {
+      await s.initialize();
+      s.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 300 } } });
+      s.send({ jsonrpc: '2.0', id: 7, method: 'ping' });
+      const dup = await s.waitFor((m) => m.id === 7 && m.error !== undefined);
+      assert.equal(dup.error?.code, -32600);
+      assert.match(dup.error?.message ?? '', /already in use/);
+      const done = await s.waitFor((m) => m.id === 7 && m.result !== undefined);
+      assert.deepEqual(done.result?.content, [{ type: 'text', text: 'slept 300 ms' }]);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  describe('payload limit (10 MB)', () => {
+    const big = (n: number) => 'x'.repeat(n);
+
+    it('answers a request over the limit with -32004 and its id, and keeps the connection', async () => {
+      server.send({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'a.md', content: big(LIMIT) } } });
+      const tooBig = await server.waitFor((m) => m.id === 42);
+      assert.equal(tooBig.error?.code, -32004);
+      assert.equal(tooBig.error?.data?.limitBytes, LIMIT);
+      assert.ok(Number(tooBig.error?.data?.receivedBytes) > LIMIT);
+      assert.deepEqual((await server.request('alive', 'ping')).result, {});
+    });
+
+    it('recovers an id that comes after the oversized part, even with braces and quotes inside strings', async () => {
+      server.write(`{"jsonrpc":"2.0","method":"ping","params":{"pad":"\\"}{,\\"id\\":1 ${big(LIMIT)}","nested":{"id":"inner"}},"id":"tail"}\n`);
+      const tooBig = await server.waitFor((m) => m.error !== undefined);
+      assert.equal(tooBig.id, 'tail');
+      assert.equal(tooBig.error?.code, -32004);
+    });
+
+    it('answers an oversized line with no readable id with id null, and an oversized notification not at all', async () => {
+      server.write(`${big(LIMIT + 10)}\n`);
+      server.send({ jsonrpc: '2.0', method: 'notifications/message', params: { pad: big(LIMIT) } });
+      const pong = await server.request('after', 'ping');
+      assert.deepEqual(pong.result, {});
+      const errors = server.messages.filter((m) => m.error);
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0].id, null);
+      assert.equal(errors[0].error?.code, -32004);
+    });
+
+    it('accepts a request just under the limit', async () => {
+      await server.initialize();
+      const pad = big(LIMIT - 200);
+      const line = JSON.stringify({ jsonrpc: '2.0', id: 'edge', method: 'ping', params: { _meta: { pad } } });
+      assert.ok(Buffer.byteLength(line) <= LIMIT);
+      const reply: RpcMessage = await server.request('edge', 'ping', { _meta: { pad } });
+      assert.deepEqual(reply.result, {});
+    });
+  });
+});
