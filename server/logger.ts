@@ -140,5 +140,5 @@ export function collectSecrets(config: { plugins?: { settings?: unknown } }): st
   };
   walk(config, false, false);
   walk(config.plugins?.settings, false, true);
-  return found;
+  return [...new Set(found)];
 }

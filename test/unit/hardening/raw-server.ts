@@ -45,6 +45,7 @@ export class RawServer {
       { env: { ...process.env, HOME: this.home, USERPROFILE: this.home, ...options.env }, stdio: 'pipe' },
     );
     this.events.setMaxListeners(0);
+    this.child.setMaxListeners(0);
     this.child.stdout.on('data', (chunk: Buffer) => this.onStdout(chunk));
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderr += chunk.toString('utf8');

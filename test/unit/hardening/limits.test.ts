@@ -1,0 +1,137 @@
+// The spec's rate limit and operation timeout, in the limiter itself and through the real stdio process.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DEFAULT_LIMITS, limitsFromFlags, RateLimiter } from '../../../server/limits';
+import { RawServer, serverJs } from './raw-server';
+
+describe('RateLimiter', () => {
+  it('accepts 100 requests in a minute, refuses the 101st with the wait, and accepts again once the window moves', () => {
+    let now = 1_000_000;
+    const limiter = new RateLimiter(100, 60_000, () => now);
+    for (let i = 0; i < 100; i++) {
+      assert.deepEqual(limiter.take(), { ok: true });
+      now += 100; // the 100 requests span 10 s
+    }
+    assert.deepEqual(limiter.take(), { ok: false, retryAfterMs: 50_000 });
+    now += 49_999;
+    assert.equal(limiter.take().ok, false);
+    now += 1;
+    assert.deepEqual(limiter.take(), { ok: true });
+    assert.equal(limiter.take().ok, false, 'only the slot of the oldest request freed up');
+  });
+});
+
+describe('limitsFromFlags', () => {
+  it("defaults to the spec's limits", () => {
+    assert.deepEqual(limitsFromFlags({}, {}, false), { rateLimit: 100, rateWindowMs: 60_000, timeoutMs: 30_000, maxPayloadBytes: 10_485_760 });
+    assert.deepEqual(DEFAULT_LIMITS, limitsFromFlags({}, { NOTESAPP_TEST_RATE_WINDOW_MS: '5' }, false));
+  });
+
+  it('takes benchmark flags and rejects nonsense', () => {
+    assert.equal(limitsFromFlags({ 'rate-limit': '5000' }, {}, false).rateLimit, 5000);
+    assert.equal(limitsFromFlags({ 'timeout-ms': '120000' }, {}, false).timeoutMs, 120_000);
+    for (const bad of ['0', '-1', '1.5', 'many', '']) {
+      assert.throws(() => limitsFromFlags({ 'rate-limit': bad }, {}, false), /--rate-limit must be a positive whole number/);
+    }
+  });
+});
+
+describe('rate limit over real stdio', function () {
+  this.timeout(30_000);
+  let server: RawServer;
+  afterEach(() => server.stop());
+
+  it('answers the 101st request within the window with -32003 and retryAfterMs, and a later request succeeds', async () => {
+    server = new RawServer({ env: { NOTESAPP_TEST_HOOKS: '1', NOTESAPP_TEST_RATE_WINDOW_MS: '2000' } });
+    await server.initialize(); // request 1
+    for (let i = 2; i <= 101; i++) server.send({ jsonrpc: '2.0', id: i, method: 'ping' });
+    const limited = await server.waitFor((m) => m.id === 101);
+    const accepted = await Promise.all(Array.from({ length: 99 }, (_, i) => server.waitFor((m) => m.id === i + 2)));
+    assert.ok(accepted.every((m) => m.result !== undefined), 'the first 100 requests are served');
+    assert.equal(limited.error?.code, -32003);
+    assert.match(limited.error?.message ?? '', /Rate limit exceeded/);
+    const data = limited.error?.data ?? {};
+    assert.equal(data.limit, 100);
+    assert.equal(data.windowMs, 2000);
+    const retryAfterMs = Number(data.retryAfterMs);
+    assert.ok(retryAfterMs > 0 && retryAfterMs <= 2000, `retryAfterMs ${retryAfterMs}`);
+    // Waiting is the behaviour under test: the error says how long, and after that the server serves again.
+    await new Promise((resolve) => setTimeout(resolve, retryAfterMs + 50));
+    assert.deepEqual((await server.request('later', 'ping')).result, {});
+  });
+
+  it('lets --rate-limit raise the limit for benchmarks', async () => {
+    server = new RawServer({ args: ['--rate-limit', '300'] });
+    for (let i = 1; i <= 250; i++) server.send({ jsonrpc: '2.0', id: i, method: 'ping' });
+    const replies = await Promise.all(Array.from({ length: 250 }, (_, i) => server.waitFor((m) => m.id === i + 1)));
+    assert.ok(replies.every((m) => m.result !== undefined));
+  });
+});
+
+describe('operation timeout over real stdio', function () {
+  this.timeout(30_000);
+  let home: string;
+  let client: Client;
+  let transport: StdioClientTransport;
+  let stderr = '';
+
+  async function connect(env: Record<string, string>, args: string[]): Promise<void> {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-timeout-'));
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [serverJs, '--workspace', home, '--config', path.join(home, 'config.json'), ...args],
+      env: { ...process.env, HOME: home, ...env } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    client = new Client({ name: 'timeout-test', version: '1.0.0' });
+    await client.connect(transport);
+  }
+
+  afterEach(async () => {
+    await client?.close();
+    fs.rmSync(home, { recursive: true, force: true });
+    stderr = '';
+  });
+
+  it('aborts an operation that runs past the timeout, answers -32001, and keeps serving', async () => {
+    await connect({ NOTESAPP_TEST_HOOKS: '1' }, ['--timeout-ms', '400']);
+    const started = Date.now();
+    const err = await client.callTool({ name: 'notesapp_test_sleep', arguments: { ms: 20_000 } }).then(
+      () => assert.fail('the call should time out'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof McpError, String(err));
+    assert.equal(err.code, -32001);
+    assert.match(err.message, /Operation timed out/);
+    assert.deepEqual(err.data, {
+      details: 'The tools/call notesapp_test_sleep operation took longer than 400 ms and was cancelled; nothing more will be done for it.',
+      method: 'tools/call notesapp_test_sleep',
+      timeoutMs: 400,
+    });
+    assert.ok(Date.now() - started < 5000, 'answered at the timeout, not when the work would have ended');
+    // The operation itself saw its signal abort (the hook logs it), rather than running on unobserved.
+    const logged = /sleep aborted by its signal after (\d+) ms/.exec(stderr);
+    assert.ok(logged, `stderr: ${stderr}`);
+    assert.ok(Number(logged[1]) >= 390);
+    const fast = await client.callTool({ name: 'notesapp_test_sleep', arguments: { ms: 5 } });
+    assert.deepEqual(fast.content, [{ type: 'text', text: 'slept 5 ms' }]);
+    assert.deepEqual(await client.ping(), {});
+  });
+
+  it('has no test hook unless NOTESAPP_TEST_HOOKS=1', async () => {
+    await connect({ NOTESAPP_TEST_HOOKS: '' }, []);
+    const tools = client.getServerCapabilities()?.tools ? (await client.listTools()).tools.map((t) => t.name) : [];
+    assert.ok(!tools.includes('notesapp_test_sleep'));
+    const outcome = await client.callTool({ name: 'notesapp_test_sleep', arguments: { ms: 1 } }).then(
+      (r) => r.isError === true,
+      (e: unknown) => e instanceof McpError,
+    );
+    assert.ok(outcome, 'calling the hook fails');
+  });
+});
