@@ -1,0 +1,60 @@
+// The MCP server reads config.json through loadConfigFile: old files migrated and broken fields defaulted, in memory only.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempConfigDir } from './helpers';
+
+const serverJs = path.resolve(__dirname, '../../../dist/server.js');
+
+async function withServer<T>(configFile: string, workspace: string, fn: (client: Client, stderr: () => string) => Promise<T>): Promise<T> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [serverJs, '--workspace', workspace, '--config', configFile], stderr: 'pipe' });
+  let err = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const client = new Client({ name: 'config-test', version: '1.0.0' });
+  await client.connect(transport);
+  try {
+    return await fn(client, () => err);
+  } finally {
+    await client.close();
+  }
+}
+
+async function configValue(client: Client, key: string): Promise<unknown> {
+  const result = await client.readResource({ uri: `notesapp://config/${key}` });
+  const first = result.contents[0];
+  assert.ok(first && 'text' in first);
+  return (JSON.parse(String(first.text)) as { value: unknown }).value;
+}
+
+describe('the MCP server reads the configuration like the extension', () => {
+  let tmp: ReturnType<typeof tempConfigDir>;
+  before(() => assert.ok(fs.existsSync(serverJs), 'dist/server.js is built (npm run build)'));
+  beforeEach(() => (tmp = tempConfigDir()));
+  afterEach(() => tmp.cleanup());
+
+  it('migrates an old flat file in memory, logs it, and writes nothing', async () => {
+    const text = JSON.stringify({ version: '0.9.0', fontSize: 18, fileExtension: '.txt', mcp: { port: 4567 } });
+    fs.writeFileSync(tmp.file, text);
+    await withServer(tmp.file, tmp.dir, async (client, stderr) => {
+      assert.equal(await configValue(client, 'editor.fontSize'), 18);
+      assert.equal(await configValue(client, 'files.fileExtension'), '.txt');
+      assert.equal(await configValue(client, 'integrations.mcp.port'), 4567);
+      assert.match(stderr(), /older version; migrated in memory/);
+    });
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), text);
+    assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json']);
+  });
+
+  it('defaults only the invalid fields of a partly invalid file and says which on stderr', async () => {
+    fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', theme: 'dark', editor: { fontSize: 99, lineHeight: 2 } }));
+    await withServer(tmp.file, tmp.dir, async (client, stderr) => {
+      assert.equal(await configValue(client, 'editor.fontSize'), 16);
+      assert.equal(await configValue(client, 'editor.lineHeight'), 2);
+      assert.equal(await configValue(client, 'theme'), 'dark');
+      assert.match(stderr(), /editor\.fontSize: .*32/);
+    });
+    assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json'], 'the server makes no backup; the extension does');
+  });
+});
