@@ -11,6 +11,8 @@ import { currentWorkspaceInfo } from './tools/workspace';
 export const NOTE_URI_PREFIX = 'notesapp://notes/';
 export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
 const COMPLETION_LIMIT = 100;
+/** resources/list names at most this many notes (sorted by path); completion and list_files reach the rest. */
+export const MAX_LISTED_NOTES = 2000;
 /** Plugin setting names whose values are secrets: redacted in every resource. */
 const SECRET_KEY = /(key|secret|token|password|passwd|credential|auth)$/i;
 
@@ -78,8 +80,11 @@ export function registerResources(ctx: NotesContext): Disposable {
   server.registerResource(
     'note',
     new ResourceTemplate(`${NOTE_URI_PREFIX}{+path}`, {
+      // Capped so that resources/list stays far below the payload limit on very large workspaces.
       list: async () => ({
-        resources: (await ctx.listNotes()).map((p) => ({ uri: noteUri(p), name: p, title: path.posix.basename(p), mimeType: 'text/markdown' })),
+        resources: (await ctx.listNotes())
+          .slice(0, MAX_LISTED_NOTES)
+          .map((p) => ({ uri: noteUri(p), name: p, title: path.posix.basename(p), mimeType: 'text/markdown' })),
       }),
       complete: { path: (value) => completeNotePath(ctx, value) },
     }),
