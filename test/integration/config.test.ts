@@ -129,6 +129,20 @@ describe('configuration in VS Code', () => {
     assert.equal(editor?.document.languageId, 'json');
   });
 
+  it('"Notes: Show Shortcuts as Keybindings" shows keybindings.json entries translated for this platform', async () => {
+    writeConfig((c) => (c.shortcuts = { ...c.shortcuts, 'global-search': 'CommandOrControl+Alt+F', 'toggle-zen': 'Ctrl+K' }));
+    const keybindings = await vscode.commands.executeCommand<{ key: string; command: string }[]>('notesapp.showShortcutKeybindings');
+    const mod = process.platform === 'darwin' ? 'cmd' : 'ctrl';
+    const search = keybindings?.find((k) => k.command === 'workbench.action.findInFiles');
+    assert.equal(search?.key, process.platform === 'darwin' ? 'alt+cmd+f' : 'ctrl+alt+f');
+    assert.ok(keybindings?.some((k) => k.command === 'workbench.action.files.save' && k.key === `${mod}+s`));
+    const doc = vscode.window.activeTextEditor?.document;
+    assert.equal(doc?.languageId, 'jsonc');
+    assert.match(doc?.getText() ?? '', /skipped toggle-zen: no VS Code command/);
+    assert.match(doc?.getText() ?? '', /"workbench\.action\.findInFiles"/);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
   it('"Notes: Remove Applied VS Code Settings" leaves no key of ours behind and stays in effect until applied again', async () => {
     const config = writeConfig((c) => {
       c.editor.fontSize = 19;

@@ -121,7 +121,11 @@ server uses.
   \`editor.fontSize\` gives \`16\` while the rest of \`editor\` stays; an unknown key (a typo such as \`fontsize\`) is ignored and
   reported; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that
   is not JSON or not an object gives all the defaults.
+  While the file is open in an editor, the notice is replaced by a status bar message: the editor already underlines
+  the problems.
 - **Missing file**: the defaults, and nothing is written until you change something (or open it).
+- **A file from a newer version** is read as it is (no migration runs backwards); fields this version does not know
+  are ignored and reported like any unknown key.
 
 ### Migrations
 
