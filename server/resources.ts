@@ -203,10 +203,11 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   const subscriptions = new Map<string, Disposable>();
   let snapshot: string | undefined;
 
-  const checkNoteSet = async () => {
+  /** `force`: a tool of ours created or deleted a file, so the set changed even if the snapshot was late. */
+  const checkNoteSet = async (force: boolean) => {
     try {
       const current = (await ctx.listNotes()).join('\n');
-      if (snapshot !== undefined && current !== snapshot && server.isConnected()) {
+      if ((force || (snapshot !== undefined && current !== snapshot)) && server.isConnected()) {
         await server.server.sendResourceListChanged();
         if (subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
       }
@@ -216,14 +217,20 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     }
   };
   let pending: NodeJS.Timeout | undefined;
-  const scheduleCheck = () => {
+  let forced = false;
+  const scheduleCheck = (force: boolean) => {
+    forced ||= force;
     clearTimeout(pending);
-    pending = setTimeout(() => void checkNoteSet(), 100);
+    pending = setTimeout(() => {
+      const f = forced;
+      forced = false;
+      void checkNoteSet(f);
+    }, 100);
     pending.unref();
   };
-  void checkNoteSet();
-  ctx.onNotesChanged(scheduleCheck);
-  const tree = ctx.config.files.watchForChanges ? watchTree(ctx.deps.workspaceRoot, scheduleCheck) : undefined;
+  void checkNoteSet(false);
+  ctx.onNotesChanged(() => scheduleCheck(true));
+  const tree = ctx.config.files.watchForChanges ? watchTree(ctx.deps.workspaceRoot, () => scheduleCheck(false)) : undefined;
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;

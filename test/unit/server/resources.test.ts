@@ -152,3 +152,17 @@ describe('MCP resource subscriptions', () => {
     assert.ok(!resources.some((r) => r.uri.endsWith('external.md')));
   });
 });
+
+describe('MCP list_changed without a file watcher', () => {
+  it('still tells the client when a tool creates a note (files.watchForChanges: false)', async () => {
+    const h = await startServer({ config: { files: { watchForChanges: false } } });
+    try {
+      const changed = new Promise<void>((resolve) => h.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
+      await callOk(h.client, 'create_note', { title: 'Fresh', content: 'x' });
+      await changed;
+      assert.ok((await h.client.listResources()).resources.some((r) => r.uri === 'notesapp://notes/Fresh.md'));
+    } finally {
+      await h.close();
+    }
+  });
+});

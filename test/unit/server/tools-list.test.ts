@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { callError, callOk, serverJs, startServer } from './harness';
 
+const demoNotes = path.resolve(__dirname, '../../../media/demo-notes');
+
 const CATEGORIES = {
   fileOperations: ['read_file', 'write_file', 'list_files', 'create_file', 'delete_file', 'create_note', 'get_note_metadata', 'update_note_metadata', 'get_workspace_info', 'get_workspace_stats'],
   search: ['search_files'],
@@ -74,6 +76,26 @@ describe('integrations.mcp.enabled', () => {
       assert.equal(r.stdout, '');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the demo notes workspace', () => {
+  it('serves media/demo-notes: 16 tools, every note counted, a search that finds what is on disk', async () => {
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-demo-'));
+    fs.cpSync(demoNotes, workspace, { recursive: true });
+    const h = await startServer({ workspace });
+    try {
+      assert.equal((await h.client.listTools()).tools.length, 16);
+      const notes = (fs.readdirSync(workspace, { recursive: true }) as string[]).filter((f) => f.endsWith('.md') && !f.split(path.sep).some((p) => p.startsWith('.')));
+      const info = await callOk<{ noteCount: number; name: string }>(h.client, 'get_workspace_info');
+      assert.equal(info.noteCount, notes.length);
+      const first = fs.readFileSync(path.join(workspace, notes[0]), 'utf8').split('\n').find((l) => /\w{4,}/.test(l)) ?? '';
+      const word = /\w{4,}/.exec(first)?.[0] ?? '';
+      const found = await callOk<{ results: Array<{ file: string }> }>(h.client, 'search_files', { query: word });
+      assert.ok(found.results.some((r) => r.file === notes[0].split(path.sep).join('/')), `"${word}" is found in ${notes[0]}`);
+    } finally {
+      await h.close();
     }
   });
 });
