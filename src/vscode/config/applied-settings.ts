@@ -34,8 +34,13 @@ export class AppliedSettings {
     private readonly extra: (current: (scope: SettingScope, key: string) => unknown) => SettingWrite[] = () => [],
   ) {}
 
-  get enabled(): boolean {
-    return this.state.get<boolean>(ENABLED_KEY, true);
+  /** true: applied in this folder; false: the user said no or removed them; undefined: not asked yet. */
+  get enabled(): boolean | undefined {
+    return this.state.get<boolean>(ENABLED_KEY);
+  }
+
+  async decline(): Promise<void> {
+    await this.state.update(ENABLED_KEY, false);
   }
 
   /** Keys currently written by us, e.g. `markdown:editor.fontSize`. */
@@ -47,7 +52,7 @@ export class AppliedSettings {
   apply(config: NotesConfig, { enable = false } = {}): Promise<void> {
     return this.serialized(async () => {
       if (enable) await this.state.update(ENABLED_KEY, true);
-      if (!this.enabled) return;
+      if (this.enabled !== true) return;
       if (!vscode.workspace.workspaceFolders?.length) {
         this.log.info('No folder is open: the configuration is not applied to VS Code settings (only folder settings are ever written).');
         return;

@@ -153,7 +153,10 @@ The extension writes these settings, re-applied on every change of the file, onl
 (\`.vscode/settings.json\`): editor settings inside its \`"[markdown]"\` block, the rest as folder settings. Your user
 settings are never written. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
 Settings"** puts the earlier values back (a value you changed since is yours and stays) and stops applying until
-**"Notes: Apply Configuration to VS Code Settings"**. With no folder open nothing is applied.
+**"Notes: Apply Configuration to VS Code Settings"**. With no folder open nothing is applied. The notes folder of the
+configuration (\`workspace.defaultPath\` or one of \`workspace.recentWorkspaces\`) is applied at once; any other folder is
+asked once ("Apply" / "Not for This Folder"), so that a code project opened while the extension is installed never gets
+its settings changed silently.
 
 | Config field | VS Code setting |
 |---|---|

@@ -1,6 +1,8 @@
 // Wires the configuration feature: store, invalid-file notice, VS Code settings mapping, commands.
+import path from 'node:path';
 import * as vscode from 'vscode';
 import { configFilePath } from '../../core/config/paths';
+import type { NotesConfig } from '../../core/config/schema';
 import { ConfigStore, type ConfigReport } from '../../core/config/store';
 import { AppliedSettings } from './applied-settings';
 import { confirmAndReset, openConfiguration, registerConfigCommands } from './commands';
@@ -31,6 +33,34 @@ async function offerFix(store: ConfigStore, report: ConfigReport, log: vscode.Lo
   else if (choice === 'Reset to Defaults' && (await confirmAndReset(store))) log.info('Configuration reset to defaults from the invalid-file notice');
 }
 
+/** The notes folder of the configuration (workspace.defaultPath or a recent workspace) is the open one. */
+function isNotesFolder(config: NotesConfig): boolean {
+  const open = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  if (!open) return false;
+  return [config.workspace.defaultPath, ...config.workspace.recentWorkspaces].some((p) => p && path.resolve(p) === path.resolve(open));
+}
+
+/**
+ * VS Code settings are written into the open folder's .vscode/settings.json, so a folder is asked once
+ * before the first write (a code project opened with the extension installed must not change silently);
+ * the configured notes folder is applied without asking.
+ */
+async function firstTimeInFolder(applied: AppliedSettings, config: NotesConfig, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.workspaceFolders?.length) return;
+  if (isNotesFolder(config)) return applied.apply(config, { enable: true });
+  void vscode.window
+    .showInformationMessage(
+      'Apply the notes configuration (fonts, theme, exclude patterns) to this folder\'s VS Code settings?',
+      'Apply',
+      'Not for This Folder',
+    )
+    .then(async (choice) => {
+      if (choice === 'Apply') await applied.apply(config, { enable: true });
+      else if (choice === 'Not for This Folder') await applied.decline();
+    })
+    .then(undefined, (err) => log.error(`Applying the configuration failed: ${(err as Error).message}`));
+}
+
 export function registerConfiguration(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ConfigFeature {
   const store: ConfigStore = new ConfigStore({
     file: configFilePath(),
@@ -42,7 +72,7 @@ export function registerConfiguration(context: vscode.ExtensionContext, log: vsc
   const stop = store.watchConfig((config) => void applied.apply(config));
   context.subscriptions.push({ dispose: stop });
   const ready = store.readConfig().then(
-    (config) => applied.apply(config),
+    (config) => (applied.enabled === undefined ? firstTimeInFolder(applied, config, log) : applied.apply(config)),
     (err) => log.error(`Reading the configuration failed: ${(err as Error).message}`),
   );
   return { store, applied, ready };
