@@ -121,6 +121,20 @@ describe('MCP file tools', () => {
 });
 
 describe('MCP list_files', () => {
+  it('leaves out node_modules, .git and .DS_Store by default (files.excludePatterns)', async () => {
+    const h = await startServer();
+    try {
+      for (const f of ['node_modules/pkg/readme.md', '.git/config', 'projects/.DS_Store']) {
+        fs.mkdirSync(path.dirname(path.join(h.workspace, f)), { recursive: true });
+        fs.writeFileSync(path.join(h.workspace, f), 'x');
+      }
+      const r = await callOk<{ files: string[] }>(h.client, 'list_files');
+      assert.deepEqual(r.files, ['archive/old-draft.md', 'ideas.md', 'index.md', 'journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md', 'projects/Project Plan.md', 'projects/budget.csv']);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('lists every file recursively and sorted, without hidden files or excluded patterns', async () => {
     const h = await startServer({ config: { files: { excludePatterns: ['**/archive/**', '**/*.csv'] } } });
     try {

@@ -1,0 +1,57 @@
+// The scan search behind search_files, directly: whole words in any script, line endings, long lines, order.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { compileQuery, ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+
+describe('workspace search core', () => {
+  let root: string;
+  const base: SearchQuery = { query: '', caseSensitive: false, regex: false, wholeWord: false, maxResults: 100 };
+  const files: Record<string, string> = {
+    'a.md': 'Café au lait\r\ncafés are many\r\nun café\r\n',
+    'b.md': `${'x'.repeat(1000)} needle ${'y'.repeat(1000)}\n`,
+    'c.txt': 'one\ntwo needle\n',
+    'image.png': 'needle in a binary-typed file',
+  };
+  let search: ScanSearch;
+
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-search-'));
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
+    search = new ScanSearch({ root, listFiles: async () => Object.keys(files).sort(), maxFileSize: 1e6, fileExtension: '.md' });
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('matches whole words in any script, without the carriage return of CRLF lines', async () => {
+    const r = await search.search({ ...base, query: 'café', wholeWord: true });
+    assert.deepEqual(r.results, [
+      { file: 'a.md', line: 1, content: 'Café au lait', match: 'Café' },
+      { file: 'a.md', line: 3, content: 'un café', match: 'café' },
+    ]);
+  });
+
+  it('clips long lines around the match, and searches text file types only, in path order', async () => {
+    const r = await search.search({ ...base, query: 'needle' });
+    assert.deepEqual(r.results.map((i) => i.file), ['b.md', 'c.txt']);
+    const long = r.results[0].content;
+    assert.ok(long.length <= 402 && long.startsWith('…') && long.endsWith('…') && long.includes(' needle '), long);
+    assert.equal(r.filesSearched, 3);
+  });
+
+  it('does not count zero-length matches, and stops at maxResults saying so', async () => {
+    assert.equal((await search.search({ ...base, query: '^', regex: true })).results.length, 0);
+    const capped = await search.search({ ...base, query: 'e', maxResults: 2 });
+    assert.deepEqual([capped.results.length, capped.truncated], [2, true]);
+    const exact = await search.search({ ...base, query: 'needle', maxResults: 2 });
+    assert.deepEqual([exact.results.length, exact.truncated], [2, false]);
+  });
+
+  it('compiles queries: literal text escaped, invalid regex and empty query refused', () => {
+    assert.equal(new RegExp(compileQuery({ ...base, query: 'a+b (c)' }).source).test('a+b (c)'), true);
+    assert.throws(() => compileQuery({ ...base, query: '[', regex: true }), /Invalid regular expression "\["/);
+    assert.throws(() => compileQuery({ ...base, query: '' }), /empty/);
+    // A pattern valid only outside Unicode mode still works.
+    assert.equal(compileQuery({ ...base, query: '\\-', regex: true }).flags, 'i');
+  });
+});
