@@ -145,12 +145,9 @@ export class ConfigStore {
     const entry = { last: loadConfigFile(this.file).config, cb };
     this.listeners.add(entry);
     const dir = path.dirname(this.file);
-    fs.mkdirSync(dir, { recursive: true });
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
-    // The directory is watched, not the file: atomic writes replace the file, which ends a file watch.
-    const watcher = fs.watch(dir, (_event, name) => {
-      if (name && name.toString() !== path.basename(this.file)) return;
+    const reread = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         this.readConfig().then(
@@ -160,7 +157,19 @@ export class ConfigStore {
           (err) => this.logger.error(`Reading ${this.file} after a change failed: ${(err as Error).message}`),
         );
       }, this.debounceMs);
-    });
+    };
+    let watcher: fs.FSWatcher;
+    try {
+      fs.mkdirSync(dir, { recursive: true });
+      // The directory is watched, not the file: atomic writes replace the file, which ends a file watch.
+      watcher = fs.watch(dir, (_event, name) => {
+        if (!name || name.toString() === path.basename(this.file)) reread();
+      });
+    } catch (err) {
+      // An unwatchable folder must not break the caller: changes through this store are still reported.
+      this.logger.warn(`Cannot watch ${dir} for changes by other programs: ${(err as Error).message}`);
+      return () => this.listeners.delete(entry);
+    }
     watcher.on('error', (err) => this.logger.warn(`Watching ${dir} failed: ${err.message}`));
     return () => {
       stopped = true;

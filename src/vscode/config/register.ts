@@ -62,8 +62,17 @@ async function firstTimeInFolder(applied: AppliedSettings, config: NotesConfig, 
 }
 
 export function registerConfiguration(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): ConfigFeature {
+  let file: string;
+  try {
+    file = configFilePath();
+  } catch (err) {
+    // A relative NOTESAPP_CONFIG_PATH: say so and use the platform path rather than fail the whole extension.
+    file = configFilePath({ env: { ...process.env, NOTESAPP_CONFIG_PATH: undefined } });
+    log.error(`${(err as Error).message}; using ${file}`);
+    void vscode.window.showErrorMessage(`Notes configuration: ${(err as Error).message}. Using ${file} instead.`);
+  }
   const store: ConfigStore = new ConfigStore({
-    file: configFilePath(),
+    file,
     logger: log,
     onInvalid: (report) => void offerFix(store, report, log).catch((err) => log.error(`Configuration notice failed: ${(err as Error).message}`)),
   });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { isNotesError } from '../../../src/core/errors';
 import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
 import { ConfigStore } from '../../../src/core/config/store';
-import { backupsIn, readJson, tempConfigDir } from './helpers';
+import { backupsIn, readJson, recordingLogger, tempConfigDir } from './helpers';
 
 describe('config store', () => {
   let tmp: ReturnType<typeof tempConfigDir>;
@@ -178,6 +178,17 @@ describe('config store', () => {
       stop();
       await store.updateConfig({ editor: { fontSize: 15 } });
       assert.deepEqual(seen, [14], 'no call after stop');
+    });
+
+    it('a folder that cannot be watched is logged, not thrown', () => {
+      fs.writeFileSync(`${tmp.dir}/plain-file`, '');
+      const logger = recordingLogger();
+      const blocked = new ConfigStore({ file: `${tmp.dir}/plain-file/config.json`, logger });
+      const stop = blocked.watchConfig(() => undefined);
+      assert.equal(typeof stop, 'function');
+      stop();
+      assert.equal(logger.lines.length, 1);
+      assert.match(logger.lines[0], /^warn Cannot watch/);
     });
 
     it('does not call back when a write leaves the configuration equal', async () => {
