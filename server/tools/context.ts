@@ -47,6 +47,7 @@ export class NotesContext {
       maxFileSize: security.maxFileSize,
       validateFileTypes: security.validateFileTypes,
       fileExtension: files.fileExtension,
+      excludePatterns: files.excludePatterns,
     });
   }
 

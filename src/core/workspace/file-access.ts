@@ -1,6 +1,8 @@
 // Every file read and write of the server: through the PathGuard, within security.maxFileSize, crash-safe writes.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import picomatch from 'picomatch';
 import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
@@ -11,6 +13,8 @@ export interface FileAccessLimits {
   validateFileTypes: boolean;
   /** files.fileExtension, always allowed. */
   fileExtension: string;
+  /** files.excludePatterns: such paths (node_modules, .git, ...) are never written or deleted. */
+  excludePatterns?: readonly string[];
 }
 
 export interface ReadResult {
@@ -35,6 +39,39 @@ export interface WriteResult {
 /** Files above this size are returned in ranges (the spec's advice to stream files over 1 MB). */
 export const READ_CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * Creates a file that must not exist yet, all or nothing: the content is written and synced under a temporary
+ * name, then hard-linked to its name (which fails if the name exists), so a crash never leaves an empty or
+ * partial file and two concurrent creates cannot both succeed.
+ */
+async function createExclusive(absolute: string, relative: string, content: string): Promise<void> {
+  const exists = () => new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
+  const temp = `${absolute}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const handle = await fs.open(temp, 'wx');
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.link(temp, absolute);
+  } catch (err) {
+    if (errnoCode(err) === 'EEXIST') throw exists();
+    // File systems without hard links: claim the name, then rename over the claim (a crash in between can
+    // leave the claimed empty file there only).
+    try {
+      await (await fs.open(absolute, 'wx')).close();
+    } catch (claimErr) {
+      if (errnoCode(claimErr) === 'EEXIST') throw exists();
+      throw claimErr;
+    }
+    await fs.rename(temp, absolute);
+  } finally {
+    await fs.rm(temp, { force: true });
+  }
+}
+
 function errnoCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
 }
@@ -50,10 +87,23 @@ function completeUtf8(buf: Buffer): Buffer {
 }
 
 export class FileAccess {
+  private readonly excludedBy: (relative: string) => string | undefined;
+
   constructor(
     readonly guard: PathGuard,
     private readonly limits: FileAccessLimits,
-  ) {}
+  ) {
+    const matchers = (limits.excludePatterns ?? []).map((pattern) => ({ pattern, test: picomatch(pattern, { dot: true }) }));
+    this.excludedBy = (relative) => matchers.find((m) => m.test(relative))?.pattern;
+  }
+
+  /** Writing into excluded folders such as .git could plant hooks; they are outside what notes tools may change. */
+  private checkNotExcluded(relative: string): void {
+    const pattern = this.excludedBy(relative);
+    if (pattern !== undefined) {
+      throw new NotesError('ACCESS_DENIED', `"${relative}" matches files.excludePatterns (${pattern}); excluded files cannot be written or deleted.`, { path: relative });
+    }
+  }
 
   private tooLarge(relative: string, size: number): NotesError {
     return new NotesError(
@@ -145,6 +195,7 @@ export class FileAccess {
   async write(userPath: string, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
     const { absolute, relative } = await this.guard.resolve(userPath);
     if (relative === '') throw new NotesError('NOT_A_FILE', 'The workspace folder itself cannot be written as a file.');
+    this.checkNotExcluded(relative);
     const bytes = this.checkWritable(relative, content);
     let existed = false;
     try {
@@ -157,22 +208,15 @@ export class FileAccess {
     }
     if (existed && opts.exclusive) throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
     await fs.mkdir(path.dirname(absolute), { recursive: true });
-    if (opts.exclusive) {
-      // Claim the name first so two concurrent creates cannot both succeed.
-      try {
-        await (await fs.open(absolute, 'wx')).close();
-      } catch (err) {
-        if (errnoCode(err) === 'EEXIST') throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
-        throw err;
-      }
-    }
-    await writeFileAtomic(absolute, content, { encoding: 'utf8', fsync: true });
+    if (opts.exclusive) await createExclusive(absolute, relative, content);
+    else await writeFileAtomic(absolute, content, { encoding: 'utf8', fsync: true });
     return { path: relative, bytes, created: !existed };
   }
 
   /** Deletes a file (never a folder). */
   async delete(userPath: string): Promise<{ path: string; size: number }> {
     const { absolute, relative } = await this.guard.resolve(userPath);
+    this.checkNotExcluded(relative);
     let stat;
     try {
       stat = await fs.lstat(absolute);

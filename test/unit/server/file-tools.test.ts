@@ -95,6 +95,15 @@ describe('MCP file tools', () => {
     assert.equal(fs.existsSync(path.join(h.workspace, 'tool.exe')), false);
   });
 
+  it('never writes or deletes inside excluded folders such as .git (files.excludePatterns)', async () => {
+    fs.mkdirSync(path.join(h.workspace, '.git', 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(h.workspace, '.git', 'HEAD.txt'), 'ref');
+    assert.match(await callError(h.client, 'write_file', { path: '.git/hooks/pre-commit.txt', content: 'x' }), /matches files\.excludePatterns \(\*\*\/\.git\/\*\*\)/);
+    assert.match(await callError(h.client, 'delete_file', { path: '.git/HEAD.txt' }), /excluded files cannot be written or deleted/);
+    assert.equal(fs.existsSync(path.join(h.workspace, '.git', 'hooks', 'pre-commit.txt')), false);
+    assert.ok(fs.existsSync(path.join(h.workspace, '.git', 'HEAD.txt')));
+  });
+
   it('create_file creates a file and refuses an existing path without touching it', async () => {
     assert.deepEqual(await callOk(h.client, 'create_file', { path: 'inbox/todo.md', content: '- [ ] x\n' }), { success: true, path: 'inbox/todo.md', bytes: 8 });
     assert.deepEqual(await callOk(h.client, 'create_file', { path: 'inbox/empty.md' }), { success: true, path: 'inbox/empty.md', bytes: 0 });
