@@ -1,4 +1,4 @@
-// Crash safety: SIGKILL the real server while it rewrites a note in a loop; the note is always one whole version.
+// Crash safety: SIGKILL the real server while it rewrites and creates notes in a loop; each is whole or absent.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -65,8 +65,11 @@ function runAndKill(workspace: string, home: string, firstVersion: number): Prom
     if (killAfter === 0) scheduleKill();
     let batch = '';
     for (let i = 0; i < WRITES_PER_RUN; i++) {
-      const args = { path: 'notes/journal.md', content: version(firstVersion + i) };
-      batch += `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'write_file', arguments: args } })}\n`;
+      // Rewrites of one note alternate with creations of new ones: both must be all or nothing.
+      const n = firstVersion + i;
+      const [name, args] =
+        i % 2 === 0 ? ['write_file', { path: 'notes/journal.md', content: version(n) }] : ['create_file', { path: `notes/new-${n}.md`, content: version(n) }];
+      batch += `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: args } })}\n`;
     }
     child.stdin.write(batch);
   });
@@ -81,7 +84,7 @@ describe('crash safety over real stdio', function () {
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it(`leaves the note whole (old or new version, never torn or empty) after ${KILLS} SIGKILLs during a write loop`, async () => {
+  it(`leaves every note whole (old or new version, never torn or empty) after ${KILLS} SIGKILLs during a write and create loop`, async () => {
     const outcomes: RunOutcome[] = [];
     const seen = new Set<number>();
     // allSettled: a failing worker must not leave the others spawning servers into a folder being removed.
@@ -98,6 +101,9 @@ describe('crash safety over real stdio', function () {
           const firstVersion = 1 + k * WRITES_PER_RUN;
           outcomes.push(await runAndKill(workspace, home, firstVersion));
           const n = assertWhole(fs.readFileSync(note, 'utf8'), `worker ${w}, kill ${k}`);
+          for (const f of fs.readdirSync(path.dirname(note)).filter((f) => /^new-\d+\.md$/.test(f))) {
+            assert.equal(assertWhole(fs.readFileSync(path.join(path.dirname(note), f), 'utf8'), `${f}, worker ${w}, kill ${k}`), Number(/\d+/.exec(f)?.[0]));
+          }
           assert.ok(n === 0 || n < firstVersion + WRITES_PER_RUN, 'only versions that were written');
           seen.add(n);
           assert.equal(fs.statSync(note).mode & 0o777, 0o640, 'the file keeps its permissions');
