@@ -30,13 +30,14 @@ export function registerSearchTools(ctx: NotesContext): void {
       truncated: z.boolean().describe('True when more matches existed than search.maxResults.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run: async ({ query, case_sensitive, regex }) => {
+    run: async ({ query, case_sensitive, regex }, extra) => {
       const outcome = await (await ctx.search()).search({
         query,
         caseSensitive: case_sensitive ?? defaults.caseSensitive,
         regex: regex ?? defaults.useRegex,
         wholeWord: defaults.wholeWord,
         maxResults: defaults.maxResults,
+        signal: extra.signal,
       });
       return { structured: { results: outcome.results, count: outcome.results.length, truncated: outcome.truncated } };
     },

@@ -11,6 +11,8 @@ export interface SearchQuery {
   regex: boolean;
   wholeWord: boolean;
   maxResults: number;
+  /** Stops the scan when the request is cancelled or times out. */
+  signal?: AbortSignal;
 }
 
 export interface SearchResultItem {
@@ -211,6 +213,7 @@ export class ScanSearch implements SearchBackend {
     try {
       let i = 0;
       while (i < files.length && !truncated) {
+        if (q.signal?.aborted) throw new NotesError('INTERNAL', 'The search was cancelled.');
         // A batch: files read so far, up to BATCH_BYTES of text (one file for the in-process matcher).
         const batchFiles: string[] = [];
         const batchTexts: string[] = [];

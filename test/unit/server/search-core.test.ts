@@ -47,6 +47,12 @@ describe('workspace search core', () => {
     assert.deepEqual([exact.results.length, exact.truncated], [2, false]);
   });
 
+  it('stops when its request is cancelled', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await assert.rejects(search.search({ ...base, query: 'needle', signal: controller.signal }), /cancelled/);
+  });
+
   it('compiles queries: literal text escaped, invalid regex and empty query refused', () => {
     assert.equal(new RegExp(compileQuery({ ...base, query: 'a+b (c)' }).source).test('a+b (c)'), true);
     assert.throws(() => compileQuery({ ...base, query: '[', regex: true }), /Invalid regular expression "\["/);
