@@ -1,5 +1,7 @@
 // JSON-RPC robustness of the real stdio process: garbage, invalid requests, notifications, oversized messages.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { RawServer, type RpcMessage } from './raw-server';
 
 const LIMIT = 10 * 1024 * 1024;
@@ -161,6 +163,19 @@ describe('JSON-RPC robustness over real stdio', function () {
       assert.equal(errors.length, 1);
       assert.equal(errors[0].id, null);
       assert.equal(errors[0].error?.code, -32004);
+    });
+
+    it('turns a result over the limit into -32005 that says how to read in ranges, and serves the ranges', async () => {
+      fs.writeFileSync(path.join(server.workspace, 'big.md'), 'a'.repeat(6 * 1024 * 1024));
+      await server.initialize();
+      const whole = await server.request('whole', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', length: 8 * 1024 * 1024 } });
+      assert.equal(whole.error?.code, -32005, JSON.stringify(whole).slice(0, 300));
+      assert.match(whole.error?.message ?? '', /read_file .*offset.* length/);
+      assert.equal(whole.error?.data?.limitBytes, LIMIT);
+      assert.ok(Number(whole.error?.data?.resultBytes) > LIMIT);
+      const range = await server.request('range', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', offset: 0, length: 1024 * 1024 } });
+      assert.equal((range.result?.structuredContent as { length: number }).length, 1024 * 1024);
+      assert.deepEqual(server.strayStdout, []);
     });
 
     it('accepts a request just under the limit', async () => {

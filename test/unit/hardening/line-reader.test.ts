@@ -1,0 +1,83 @@
+// Line splitting under a size cap, and recovery of the top-level id of an oversized message.
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { LineReader, TopLevelSniffer } from '../../../server/line-reader';
+
+function feedInPieces(reader: LineReader, text: string, cuts: number[]) {
+  const buf = Buffer.from(text);
+  const points = [...new Set(cuts.map((c) => c % (buf.length + 1)))].sort((a, b) => a - b);
+  const events = [];
+  let last = 0;
+  for (const p of [...points, buf.length]) {
+    events.push(...reader.push(buf.subarray(last, p)));
+    last = p;
+  }
+  return events;
+}
+
+describe('LineReader', () => {
+  it('yields the same lines however the stream is cut into chunks', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => s.replace(/\n/g, ' ')), { maxLength: 8 }), fc.array(fc.nat()), (lines, cuts) => {
+        const events = feedInPieces(new LineReader(1000), lines.map((l) => `${l}\n`).join(''), cuts);
+        assert.deepEqual(
+          events.map((e) => (e.kind === 'line' ? e.bytes.toString('utf8') : e)),
+          lines.map((l) => l.replace(/\r$/, '')),
+        );
+      }),
+    );
+  });
+
+  it('accepts a line of exactly the cap (CRLF included) and reports one byte more as oversized', () => {
+    const reader = new LineReader(10);
+    const events = reader.push(Buffer.from(`${'a'.repeat(10)}\r\n${'b'.repeat(11)}\nok\n`));
+    assert.deepEqual(events[0], { kind: 'line', bytes: Buffer.from('a'.repeat(10)) });
+    assert.deepEqual(events[1], { kind: 'oversized', size: 11, id: null, looksLikeNotification: false });
+    assert.deepEqual(events[2], { kind: 'line', bytes: Buffer.from('ok') });
+  });
+
+  it('never holds more than the cap while an oversized line streams past', () => {
+    const reader = new LineReader(1024);
+    for (let i = 0; i < 1000; i++) assert.deepEqual(reader.push(Buffer.alloc(4096, 120)), []);
+    const [event] = reader.push(Buffer.from('\n'));
+    assert.equal(event.kind, 'oversized');
+    assert.equal(event.kind === 'oversized' && event.size, 4096 * 1000);
+  });
+});
+
+describe('TopLevelSniffer', () => {
+  const key = fc.string({ maxLength: 8 }).filter((k) => k !== 'id' && k !== 'method');
+  const id = fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+
+  it('finds the top-level id wherever it sits among other members, nested ids and tricky strings', () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, fc.jsonValue({ maxDepth: 3 })), id, fc.nat(), (others, theId, at) => {
+        const entries: Array<[string, unknown]> = Object.entries(others).map(([k, v]) => [k, typeof v === 'object' ? { id: 'nested', v } : v]);
+        entries.splice(at % (entries.length + 1), 0, ['id', theId]);
+        const text = JSON.stringify(Object.fromEntries(entries));
+        const sniffer = new TopLevelSniffer();
+        feedBytewise(sniffer, text);
+        assert.deepEqual(sniffer.id, JSON.parse(JSON.stringify(theId)), text);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('finds no id where there is none at the top level, and notices a notification', () => {
+    const sniffer = new TopLevelSniffer();
+    sniffer.feed(Buffer.from('{"jsonrpc":"2.0","method":"x","params":{"id":7,"s":"\\"id\\":8"}}'));
+    assert.equal(sniffer.id, null);
+    assert.equal(sniffer.sawMethod && !sniffer.sawId, true);
+    for (const text of ['[{"id":1}]', '"id":1', 'garbage "id": 3', '{"id":{"a":1}}', '{"id":null}']) {
+      const s = new TopLevelSniffer();
+      s.feed(Buffer.from(text));
+      assert.equal(s.id, null, text);
+    }
+  });
+});
+
+function feedBytewise(sniffer: TopLevelSniffer, text: string): void {
+  const buf = Buffer.from(text);
+  // Odd chunk sizes so that strings, escapes and numbers straddle chunk ends.
+  for (let i = 0; i < buf.length; i += 3) sniffer.feed(buf.subarray(i, i + 3));
+}
