@@ -32,6 +32,18 @@ export interface HarnessOptions {
   workspace?: string;
 }
 
+// One HOME for every server this test process starts: logs and the server's code cache stay out of the real
+// home folder, and the cache is shared between servers so each one starts warm. Removed when the process exits.
+let sharedHome: string | undefined;
+function testHome(): string {
+  if (!sharedHome) {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-home-'));
+    sharedHome = home;
+    process.on('exit', () => fs.rmSync(home, { recursive: true, force: true }));
+  }
+  return sharedHome;
+}
+
 export function copyFixture(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-ws-'));
   fs.cpSync(fixture, dir, { recursive: true });
@@ -49,7 +61,7 @@ export async function startServer(options: HarnessOptions = {}): Promise<Harness
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [serverJs, '--workspace', workspace, '--config', configPath],
-    env: { ...(process.env as Record<string, string>), HOME: configDir, NOTESAPP_BRIDGE_ADDRESS: '', NOTESAPP_BRIDGE_TOKEN: '', ...options.env },
+    env: { ...(process.env as Record<string, string>), HOME: testHome(), USERPROFILE: testHome(), NOTESAPP_BRIDGE_ADDRESS: '', NOTESAPP_BRIDGE_TOKEN: '', ...options.env },
     stderr: 'pipe',
   });
   let stderr = '';
