@@ -57,7 +57,12 @@ export function validateConfig(raw: unknown): ValidationResult {
         }
         continue;
       }
-      problems.push(`${describePath(issue.path)}: ${issue.message} (default used)`);
+      const item = issue.path.findIndex((p) => typeof p === 'number');
+      problems.push(
+        item < 0
+          ? `${describePath(issue.path)}: ${issue.message} (default used)`
+          : `${describePath(issue.path.slice(0, item))}: item ${describePath(issue.path.slice(item))}: ${issue.message} (default used for the whole list)`,
+      );
       if (!removeAt(candidate, issue.path)) return { config: defaultConfig(), problems };
     }
   }
