@@ -80,8 +80,8 @@ export class HardenedStdioTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     let outgoing: JSONRPCMessage = message;
-    if ('id' in message && !('method' in message)) {
-      const id = message.id as RequestId;
+    if ('id' in message && !('method' in message) && message.id !== undefined) {
+      const id = message.id;
       if (this.timedOut.delete(id)) return; // already answered with a timeout error
       const size = Buffer.byteLength(JSON.stringify(message));
       if (size > this.options.limits.maxPayloadBytes) {
