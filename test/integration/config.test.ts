@@ -122,6 +122,34 @@ describe('configuration in VS Code', () => {
     await until('[markdown] editor.fontSize back to 16', vscode.workspace.onDidChangeConfiguration, () => (markdownFontSize() === 16 ? true : undefined));
   });
 
+  it('an invalid file is backed up byte for byte and the user is offered "Open Configuration" and "Reset to Defaults"', async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const shown: { message: string; items: unknown[] }[] = [];
+    const original = vscode.window.showErrorMessage;
+    const offered = new Promise<void>((resolve) => {
+      // The extension and its tests share one API object, so the notice can be observed (and left unanswered).
+      (vscode.window as { showErrorMessage: unknown }).showErrorMessage = (message: string, ...items: unknown[]) => {
+        shown.push({ message, items });
+        if (/configuration is invalid/.test(message)) resolve();
+        return Promise.resolve(undefined);
+      };
+    });
+    try {
+      const bytes = Buffer.from(`{ "editor": { "fontSize": 7 }, "theme": "sepia", "x-${Date.now()}": 1 }`);
+      fs.writeFileSync(configPath(), bytes);
+      await offered;
+      const notice = shown.find((s) => /configuration is invalid/.test(s.message))!;
+      assert.deepEqual(notice.items, ['Open Configuration', 'Reset to Defaults']);
+      assert.match(notice.message, /editor\.fontSize/);
+      const dir = path.dirname(configPath());
+      const backups = fs.readdirSync(dir).filter((n) => n.startsWith('config.json.invalid-'));
+      assert.ok(backups.some((n) => fs.readFileSync(path.join(dir, n)).equals(bytes)), 'a backup holds the original bytes');
+      assert.ok(fs.readFileSync(configPath()).equals(bytes), 'the file is left for the user to fix');
+    } finally {
+      (vscode.window as { showErrorMessage: unknown }).showErrorMessage = original;
+    }
+  });
+
   it('"Notes: Open Configuration" opens the file in use', async () => {
     const editor = await vscode.commands.executeCommand<vscode.TextEditor>('notesapp.openConfiguration');
     assert.equal(editor?.document.uri.fsPath, configPath());

@@ -90,7 +90,8 @@ export class ConfigStore {
     const kind: BackupKind = load.problems.length ? 'invalid' : 'pre-migration';
     const backup = writeBackup(this.file, kind, load.bytes);
     report.backupPath = backup.path;
-    if (load.migrated) {
+    // An invalid file is left exactly as it is for the user to fix; only a valid old file is rewritten migrated.
+    if (load.migrated && load.problems.length === 0) {
       await withFileLock(this.file, () => this.write(load.migratedValue));
       this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${load.migrationNotes.join('; ')}`);
     }

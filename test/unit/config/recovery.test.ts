@@ -33,6 +33,16 @@ describe('config recovery from an invalid file', () => {
     assert.equal(reports[0].backupPath, `${tmp.dir}/${backups[0]}`);
   });
 
+  it('an old and invalid file is neither migrated on disk nor changed: one backup, values migrated in memory', async () => {
+    const original = '{"fontSize": 20, "theme": "sepia"}';
+    fs.writeFileSync(tmp.file, original);
+    const config = await new ConfigStore({ file: tmp.file }).readConfig();
+    assert.equal(config.editor.fontSize, 20);
+    assert.equal(config.theme, 'system');
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), original);
+    assert.deepEqual(backupsIn(tmp.dir).map((n) => n.replace(/-\d.*$/, '')), ['config.json.invalid']);
+  });
+
   it('reading the same invalid file again neither adds a backup nor repeats the report', async () => {
     fs.writeFileSync(tmp.file, '[1, 2]');
     const reports: ConfigReport[] = [];
