@@ -131,7 +131,8 @@ server uses.
 
 A file older than the current version (\`${CONFIG_VERSION}\`, or with no \`version\`) is migrated step by step: in memory
 when the server reads it, and written back by the extension, which keeps the original as
-\`config.json.pre-migration-<timestamp>.bak\`. Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
+\`config.json.pre-migration-<timestamp>.bak\` (a file that is also invalid is not rewritten: it is backed up as invalid
+and left for you to fix, while its values are used migrated). Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
 \`CONFIG_VERSION\`.
 
 | To version | Change |
