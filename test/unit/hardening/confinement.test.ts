@@ -1,4 +1,4 @@
-// Workspace confinement through the file tools over real stdio: every escape attempt fails, nothing outside changes.
+// Workspace confinement through the file and note tools over real stdio: every escape attempt fails, nothing outside changes.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ function snapshot(dir: string, skip: readonly string[]): Record<string, string> 
   return out;
 }
 
-describe('workspace confinement through the file tools over real stdio', function () {
+describe('workspace confinement through the file and note tools over real stdio', function () {
   this.timeout(30_000);
   let tmp: string;
   let root: string;
@@ -52,7 +52,8 @@ describe('workspace confinement through the file tools over real stdio', functio
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [serverJs, '--workspace', root, '--config', path.join(home, 'config.json')],
+        // More calls than the 100-a-minute limit: this test is about paths, so the limit is raised.
+        args: [serverJs, '--workspace', root, '--config', path.join(home, 'config.json'), '--rate-limit', '10000'],
         env: { ...process.env, HOME: home } as Record<string, string>,
         stderr: 'ignore',
       }),
@@ -87,6 +88,11 @@ describe('workspace confinement through the file tools over real stdio', functio
     ['write_file', (p) => ({ path: p, content: 'overwritten by the model' })],
     ['create_file', (p) => ({ path: p, content: 'created by the model' })],
     ['delete_file', (p) => ({ path: p })],
+    ['get_note_metadata', (p) => ({ path: p })],
+    ['update_note_metadata', (p) => ({ path: p, metadata: { tags: ['leaked'] } })],
+    ['summarize_note', (p) => ({ path: p })],
+    ['extract_tasks', (p) => ({ path: p })],
+    ['create_note', (p) => ({ title: 'Planted', content: 'planted', folder: p })],
   ];
 
   it('refuses every traversal, prefix-collision, NUL-byte and symlink attempt with a clear error and touches nothing outside', async () => {
@@ -104,10 +110,20 @@ describe('workspace confinement through the file tools over real stdio', functio
         count++;
       }
     }
-    assert.equal(count, 60);
+    assert.equal(count, calls.length * attempts().length);
     assert.deepEqual(snapshot(tmp, [root, path.join(tmp, 'home')]), before, 'nothing outside the workspace was read into a result, created or changed');
     assert.deepEqual(['out', 'link.md', 'dangling.md', 'sub/up'].map((l) => fs.readlinkSync(path.join(root, l))), linksBefore);
     assert.equal(fs.existsSync(path.join(evil, 'planted.md')), false);
+  });
+
+  it('keeps a note whose title looks like a path inside the workspace', async () => {
+    const before = snapshot(tmp, [root, path.join(tmp, 'home')]);
+    for (const title of ['../../allowed_evil/secret', '..\\..\\beside', '/etc/passwd', 'a\0b']) {
+      const result = await client.callTool({ name: 'create_note', arguments: { title, content: 'x' } });
+      const created = (result.structuredContent as { path?: string } | undefined)?.path;
+      if (created !== undefined) assert.ok(fs.existsSync(path.join(root, created)) && !created.split('/').includes('..'), created);
+    }
+    assert.deepEqual(snapshot(tmp, [root, path.join(tmp, 'home')]), before);
   });
 
   it('still serves the same tools inside the workspace (the refusals are not blanket failures)', async () => {
