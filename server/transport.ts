@@ -40,6 +40,7 @@ export class HardenedStdioTransport implements Transport {
   onmessage?: Transport['onmessage'];
 
   private readonly stdin: Readable;
+  private readonly stdout: Writable;
   private readonly writer: StdioServerTransport;
   private readonly reader: LineReader;
   private readonly limiter: RateLimiter;
@@ -54,7 +55,8 @@ export class HardenedStdioTransport implements Transport {
 
   constructor(private readonly options: HardenedTransportOptions) {
     this.stdin = options.stdin ?? process.stdin;
-    this.writer = new StdioServerTransport(this.stdin, options.stdout ?? process.stdout);
+    this.stdout = options.stdout ?? process.stdout;
+    this.writer = new StdioServerTransport(this.stdin, this.stdout);
     this.reader = new LineReader(options.limits.maxPayloadBytes);
     this.now = options.now ?? Date.now;
     this.limiter = new RateLimiter(options.limits.rateLimit, options.limits.rateWindowMs, this.now);
@@ -64,6 +66,7 @@ export class HardenedStdioTransport implements Transport {
     this.stdin.on('data', this.onData);
     this.stdin.on('error', this.onStreamError);
     this.stdin.on('end', this.onEnd);
+    this.stdout.on('error', this.onStdoutError);
   }
 
   async close(): Promise<void> {
@@ -119,6 +122,11 @@ export class HardenedStdioTransport implements Transport {
 
   private readonly onStreamError = (err: Error): void => this.onerror?.(err);
   private readonly onEnd = (): void => void this.close();
+  // EPIPE and the like: the client is gone, so end the connection instead of dying on an unhandled error.
+  private readonly onStdoutError = (err: Error): void => {
+    this.options.log('warn', `stdout closed: ${err.message}`);
+    void this.close();
+  };
 
   private handleLine(bytes: Buffer): void {
     const text = bytes.toString('utf8');
