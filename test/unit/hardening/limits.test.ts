@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,6 +64,13 @@ describe('rate limit over real stdio', function () {
     // Waiting is the behaviour under test: the error says how long, and after that the server serves again.
     await new Promise((resolve) => setTimeout(resolve, retryAfterMs + 50));
     assert.deepEqual((await server.request('later', 'ping')).result, {});
+  });
+
+  it('refuses a nonsense limit flag at start-up with usage, exit status 2', () => {
+    const r = spawnSync(process.execPath, [serverJs, '--timeout-ms', 'soon'], { encoding: 'utf8', input: '' });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--timeout-ms must be a positive whole number, got "soon"[\s\S]*Usage: notesapp-mcp/);
+    assert.equal(r.stdout, '');
   });
 
   it('lets --rate-limit raise the limit for benchmarks', async () => {
