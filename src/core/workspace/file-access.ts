@@ -46,7 +46,8 @@ export const READ_CHUNK_BYTES = 1024 * 1024;
  */
 async function createExclusive(absolute: string, relative: string, content: string): Promise<void> {
   const exists = () => new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
-  const temp = `${absolute}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  // Hidden, so that one left behind by a crash stays out of list_files and search.
+  const temp = path.join(path.dirname(absolute), `.${path.basename(absolute)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await fs.open(temp, 'wx');
   try {
     await handle.writeFile(content, 'utf8');
