@@ -1,13 +1,11 @@
 // Server diagnostics: stderr plus a size-bounded, rotated log file; never stdout (stdout carries only protocol).
 import fs from 'node:fs';
 import path from 'node:path';
+import { isSecretKey, REDACTED, redactSecretKeys } from '../src/core/config/redact';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
-/** Keys whose values are never written to a log, wherever they appear. */
-const SECRET_KEY = /(api[-_]?key|token|secret|passw(or)?d|credential|authori[sz]ation|cookie|private[-_]?key)/i;
-const REDACTED = '[redacted]';
 
 export interface LoggerOptions {
   /** Log file (rotated at `maxBytes`); null for stderr only. */
@@ -112,16 +110,9 @@ export class Logger {
   }
 }
 
-/** Copy of `value` with every secret-named key's value replaced. */
-export function redactFields(value: unknown, depth = 0): Record<string, unknown> {
-  const walk = (v: unknown, d: number): unknown => {
-    if (d > 8 || v === null || typeof v !== 'object') return v;
-    if (Array.isArray(v)) return v.map((x) => walk(x, d + 1));
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, SECRET_KEY.test(k) ? REDACTED : walk(x, d + 1)]),
-    );
-  };
-  return walk(value, depth) as Record<string, unknown>;
+/** Copy of `fields` with every secret-named key's value replaced (the configuration's one rule). */
+export function redactFields(fields: Record<string, unknown>): unknown {
+  return redactSecretKeys(fields);
 }
 
 /**
@@ -136,7 +127,7 @@ export function collectSecrets(config: { plugins?: { settings?: unknown } }): st
       return;
     }
     if (v === null || typeof v !== 'object') return;
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, secretKey || SECRET_KEY.test(k), inPluginSettings);
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, secretKey || isSecretKey(k), inPluginSettings);
   };
   walk(config, false, false);
   walk(config.plugins?.settings, false, true);

@@ -2,6 +2,7 @@
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
+import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import { isNotesError } from '../src/core/errors';
 import { watchFileContent, watchTree, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
@@ -13,8 +14,6 @@ export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
 const COMPLETION_LIMIT = 100;
 /** resources/list names at most this many notes (sorted by path); completion and list_files reach the rest. */
 export const MAX_LISTED_NOTES = 2000;
-/** Plugin setting names whose values are secrets: redacted in every resource. */
-const SECRET_KEY = /(key|secret|token|password|passwd|credential|auth)$/i;
 
 export function noteUri(relative: string): string {
   return NOTE_URI_PREFIX + relative.split('/').map(encodeURIComponent).join('/');
@@ -31,22 +30,14 @@ function asResourceError(err: unknown, uri: string): never {
   throw err;
 }
 
-function redactSecrets(settings: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const [plugin, values] of Object.entries(settings)) {
-    out[plugin] = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : v]));
-  }
-  return out;
-}
-
 function redactedConfig(ctx: NotesContext): Record<string, unknown> {
-  const copy = JSON.parse(JSON.stringify(ctx.config)) as Record<string, unknown> & { plugins: { settings: Record<string, Record<string, unknown>> } };
-  copy.plugins.settings = redactSecrets(copy.plugins.settings);
-  return copy;
+  return redactConfig(ctx.config);
 }
 
+/** Dotted keys for completion; it stops at plugins.settings.<plugin>, below which every value is redacted anyway. */
 function configKeys(value: unknown, prefix = ''): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  if (/^plugins\.settings\.[^.]+$/.test(prefix)) return [];
   return Object.entries(value).flatMap(([k, v]) => {
     const key = prefix ? `${prefix}.${k}` : k;
     return [key, ...configKeys(v, key)];
@@ -142,7 +133,7 @@ export function registerResources(ctx: NotesContext): Disposable {
     }),
     {
       title: 'Configuration value',
-      description: 'A configuration value by dotted key, e.g. editor.fontSize or integrations.mcp.tools; plugin secrets (apiKey, tokens, passwords) are redacted. Body: {key, value}.',
+      description: 'A configuration value by dotted key, e.g. editor.fontSize or integrations.mcp.tools; every plugin setting value and any secret-named value (apiKey, tokens, passwords) is redacted. Body: {key, value}.',
       mimeType: 'application/json',
     },
     async (uri, variables) => {
@@ -177,7 +168,7 @@ export function registerResources(ctx: NotesContext): Disposable {
     }),
     {
       title: 'Plugin',
-      description: 'Plugin metadata and status: {name, installed, enabled, status, settings}. Secrets in its settings are redacted.',
+      description: 'Plugin metadata and status: {name, installed, enabled, status, settings}. Setting values are redacted (they may hold secrets); their names are shown.',
       mimeType: 'application/json',
     },
     async (uri, variables) => {
@@ -188,7 +179,7 @@ export function registerResources(ctx: NotesContext): Disposable {
         installed: false,
         enabled: ctx.config.plugins.enabled.includes(name),
         status: 'not installed',
-        settings: redactSecrets(ctx.config.plugins.settings)[name] ?? {},
+        settings: redactPluginSettings(ctx.config.plugins.settings)[name] ?? {},
       });
     },
   );

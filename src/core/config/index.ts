@@ -4,4 +4,5 @@ export { configFilePath, platformConfigDir } from './paths';
 export { loadConfigFile, parseConfigBytes, type ConfigLoad, type ConfigFileLoad } from './load';
 export { ConfigStore, createConfigStore, type ConfigLogger, type ConfigReport, type ConfigListener, type ConfigStoreOptions } from './store';
 export { deepMerge, type DeepPartial } from './merge';
+export { isSecretKey, REDACTED, redactConfig, redactPluginSettings, redactSecretKeys } from './redact';
 export { MIGRATIONS, migrateConfig, type Migration } from './migrations';

@@ -6,10 +6,8 @@ const name = z.string().trim().min(1, 'must not be empty');
 export const getPluginSettingArgs = z.object({ plugin_name: name, key: name });
 export const setPluginSettingArgs = z.object({ plugin_name: name, key: name, value: z.unknown() });
 
-/** Keys whose values are secrets: never logged, masked when shown. */
-export function isSecretKey(key: string): boolean {
-  return /key|secret|token|password|passwd|credential/i.test(key);
-}
+/** Keys whose values are secrets: never logged, masked when shown (the configuration's one rule). */
+export { isSecretKey } from '../../core/config';
 
 /** The stored value, or undefined when the plugin or key has none. */
 export async function getPluginSetting(store: ConfigStore, pluginName: string, key: string): Promise<unknown> {

@@ -19,6 +19,23 @@ async function rejects(client: Client, uri: string, message: RegExp, code: numbe
   });
 }
 
+/** Plugin settings whose secrets hide under names and shapes no name rule catches. */
+const nastySettings = {
+  apiKey: 'nasty-api-key',
+  credentials: { pass: 'nasty-pass' },
+  accessTokens: ['nasty-token-1', 'nasty-token-2'],
+  password2: 'nasty-password2',
+  privateKeyPem: '-----BEGIN nasty-pem',
+  authorization: 'Bearer nasty-bearer',
+  clientSecretValue: 'nasty-client-secret',
+};
+const nastyValues = ['nasty-api-key', 'nasty-pass', 'nasty-token-1', 'nasty-token-2', 'nasty-password2', 'nasty-pem', 'nasty-bearer', 'nasty-client-secret'];
+
+function assertNoSecret(body: unknown): void {
+  const text = JSON.stringify(body);
+  for (const secret of [...nastyValues, 'sk-secret-value', 'journal']) assert.ok(!text.includes(secret), `${secret} is not shown: ${text}`);
+}
+
 describe('MCP resources', () => {
   let h: Harness;
   before(async () => {
@@ -26,7 +43,7 @@ describe('MCP resources', () => {
       config: {
         theme: 'dark',
         editor: { fontSize: 18 },
-        plugins: { enabled: ['daily-notes'], settings: { 'daily-notes': { apiKey: 'sk-secret-value', folder: 'journal', accessToken: 'tok' } } },
+        plugins: { enabled: ['daily-notes'], settings: { 'daily-notes': { apiKey: 'sk-secret-value', folder: 'journal', accessToken: 'tok' }, p1: nastySettings } },
       },
     });
   });
@@ -88,8 +105,19 @@ describe('MCP resources', () => {
       value: { fileOperations: true, search: true, editor: true, ai: true },
     });
     const plugins = (await h.client.readResource({ uri: 'notesapp://config/plugins' })).contents;
-    assert.ok(!JSON.stringify(plugins).includes('sk-secret-value'));
-    assert.deepEqual(jsonOf(plugins).value, { enabled: ['daily-notes'], settings: { 'daily-notes': { apiKey: '[redacted]', folder: 'journal', accessToken: '[redacted]' } } });
+    assertNoSecret(plugins);
+    assert.deepEqual(jsonOf(plugins).value, {
+      enabled: ['daily-notes'],
+      settings: {
+        'daily-notes': { apiKey: '[redacted]', folder: '[redacted]', accessToken: '[redacted]' },
+        p1: Object.fromEntries(Object.keys(nastySettings).map((k) => [k, '[redacted]'])),
+      },
+    });
+    for (const key of ['plugins.settings', 'plugins.settings.p1', 'plugins.settings.p1.credentials', 'plugins.settings.p1.accessTokens']) {
+      assertNoSecret((await h.client.readResource({ uri: `notesapp://config/${key}` })).contents);
+    }
+    // Below a plugin setting there is nothing to read: the value was replaced whole.
+    await rejects(h.client, 'notesapp://config/plugins.settings.p1.credentials.pass', /Unknown configuration key/, -32602);
     await rejects(h.client, 'notesapp://config/editor.noSuchKey', /Unknown configuration key "editor.noSuchKey"/, -32602);
   });
 
@@ -100,14 +128,17 @@ describe('MCP resources', () => {
     assert.equal((theme.fonts as { fontSize: number }).fontSize, 18);
   });
 
-  it('reads a plugin: honestly not installed, enabled flag, settings redacted', async () => {
+  it('reads a plugin: honestly not installed, enabled flag, every setting value redacted', async () => {
     assert.deepEqual(jsonOf((await h.client.readResource({ uri: 'notesapp://plugins/daily-notes' })).contents), {
       name: 'daily-notes',
       installed: false,
       enabled: true,
       status: 'not installed',
-      settings: { apiKey: '[redacted]', folder: 'journal', accessToken: '[redacted]' },
+      settings: { apiKey: '[redacted]', folder: '[redacted]', accessToken: '[redacted]' },
     });
+    const p1 = (await h.client.readResource({ uri: 'notesapp://plugins/p1' })).contents;
+    assertNoSecret(p1);
+    assert.deepEqual(jsonOf(p1).settings, Object.fromEntries(Object.keys(nastySettings).map((k) => [k, '[redacted]'])));
     assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://plugins/other' })).contents).enabled, false);
   });
 
@@ -118,6 +149,8 @@ describe('MCP resources', () => {
     assert.deepEqual(anywhere.completion.values, ['meetings/2024-03-01 Standup.md']);
     const keys = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://config/{key}' }, argument: { name: 'key', value: 'editor.font' } });
     assert.deepEqual(keys.completion.values, ['editor.fontSize', 'editor.fontFamily']);
+    const pluginKeys = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://config/{key}' }, argument: { name: 'key', value: 'plugins.settings' } });
+    assert.deepEqual(pluginKeys.completion.values, ['plugins.settings', 'plugins.settings.daily-notes', 'plugins.settings.p1']);
   });
 });
 
