@@ -15,6 +15,26 @@ export interface FileAccessLimits {
   fileExtension: string;
   /** files.excludePatterns: such paths (node_modules, .git, ...) are never written or deleted. */
   excludePatterns?: readonly string[];
+  /** Match excludePatterns ignoring case; by default where file systems usually do (Windows, macOS). */
+  caseInsensitivePaths?: boolean;
+}
+
+/**
+ * Which pattern excludes a path: the file itself or any of its folders, tested the way the listing prunes folders
+ * (the folder, and the folder with a trailing slash), so what list_files hides cannot be written or deleted.
+ */
+function exclusionMatcher(patterns: readonly string[], nocase: boolean): (relative: string) => string | undefined {
+  const matchers = patterns.map((pattern) => ({ pattern, test: picomatch(pattern, { dot: true, nocase }) }));
+  return (relative) => {
+    const parts = relative.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const prefix = parts.slice(0, i).join('/');
+      const isFolder = i < parts.length;
+      const hit = matchers.find((m) => m.test(prefix) || (isFolder && m.test(`${prefix}/`)));
+      if (hit) return hit.pattern;
+    }
+    return undefined;
+  };
 }
 
 export interface ReadResult {
@@ -94,8 +114,8 @@ export class FileAccess {
     readonly guard: PathGuard,
     private readonly limits: FileAccessLimits,
   ) {
-    const matchers = (limits.excludePatterns ?? []).map((pattern) => ({ pattern, test: picomatch(pattern, { dot: true }) }));
-    this.excludedBy = (relative) => matchers.find((m) => m.test(relative))?.pattern;
+    const nocase = limits.caseInsensitivePaths ?? (process.platform === 'win32' || process.platform === 'darwin');
+    this.excludedBy = exclusionMatcher(limits.excludePatterns ?? [], nocase);
   }
 
   /** Writing into excluded folders such as .git could plant hooks; they are outside what notes tools may change. */

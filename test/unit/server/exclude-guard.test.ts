@@ -1,0 +1,54 @@
+// files.excludePatterns guard writes and deletes: any excluded folder on the way counts, whatever the patterns.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FileAccess } from '../../../src/core/workspace/file-access';
+import { PathGuard } from '../../../src/core/workspace/path-guard';
+import { callError, callOk, startServer } from './harness';
+
+describe('files.excludePatterns guard', () => {
+  it('refuses writes and deletes below a folder excluded by non-default patterns, as list_files hides them', async () => {
+    const h = await startServer({ config: { files: { excludePatterns: ['**/.git', 'drafts', 'areas/health'] }, security: { validateFileTypes: false } } });
+    try {
+      for (const f of ['.git/hooks/ok', 'drafts/secret.md', 'areas/health/blood.md']) {
+        fs.mkdirSync(path.dirname(path.join(h.workspace, f)), { recursive: true });
+        fs.writeFileSync(path.join(h.workspace, f), 'kept');
+      }
+      const listed = (await callOk<{ files: string[] }>(h.client, 'list_files')).files;
+      assert.ok(!listed.some((f) => f.startsWith('.git/') || f.startsWith('drafts/') || f.startsWith('areas/health/')), 'list_files hides them');
+      assert.match(await callError(h.client, 'write_file', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\n' }), /matches files\.excludePatterns \(\*\*\/\.git\)/);
+      assert.match(await callError(h.client, 'write_file', { path: 'drafts/new.md', content: 'x' }), /\(drafts\)/);
+      assert.match(await callError(h.client, 'create_file', { path: 'areas/health/new.md', content: 'x' }), /\(areas\/health\)/);
+      assert.match(await callError(h.client, 'delete_file', { path: 'drafts/secret.md' }), /excluded files cannot be written or deleted/);
+      assert.match(await callError(h.client, 'delete_file', { path: 'areas/health/blood.md' }), /excluded files cannot be written or deleted/);
+      assert.equal(fs.existsSync(path.join(h.workspace, '.git/hooks/pre-commit')), false);
+      assert.equal(fs.existsSync(path.join(h.workspace, 'drafts/new.md')), false);
+      assert.equal(fs.existsSync(path.join(h.workspace, 'areas/health/new.md')), false);
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'drafts/secret.md'), 'utf8'), 'kept');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'areas/health/blood.md'), 'utf8'), 'kept');
+      // Neighbours that only share a prefix stay writable.
+      await callOk(h.client, 'write_file', { path: 'drafts-old/ok.md', content: 'x' });
+      await callOk(h.client, 'write_file', { path: 'areas/healthy.md', content: 'x' });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('ignores case where the file system does (a .GIT folder is the .git folder on macOS and Windows)', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-exclude-'));
+    try {
+      const guard = await PathGuard.create(root);
+      const limits = { maxFileSize: 1024, validateFileTypes: true, fileExtension: '.md', excludePatterns: ['**/.git/**', '**/node_modules/**'] };
+      const insensitive = new FileAccess(guard, { ...limits, caseInsensitivePaths: true });
+      await assert.rejects(insensitive.write('.GIT/hooks/pre-commit.txt', 'x', { exclusive: false }), /matches files\.excludePatterns/);
+      await assert.rejects(insensitive.write('Node_Modules/pkg/readme.md', 'x', { exclusive: false }), /matches files\.excludePatterns/);
+      assert.equal(fs.existsSync(path.join(root, '.GIT')), false);
+      const sensitive = new FileAccess(guard, { ...limits, caseInsensitivePaths: false });
+      await sensitive.write('.GIT/notes.md', 'x', { exclusive: false });
+      assert.equal(fs.readFileSync(path.join(root, '.GIT/notes.md'), 'utf8'), 'x');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
