@@ -4,7 +4,7 @@ import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, 
 import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import { isNotesError } from '../src/core/errors';
-import { watchFileContent, watchTree, type Disposable } from '../src/core/workspace/watcher';
+import { watchFileContent, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
 import { readNoteMetadata } from './tools/note';
 import { currentWorkspaceInfo } from './tools/workspace';
@@ -219,9 +219,15 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     }, 100);
     pending.unref();
   };
-  void checkNoteSet(false);
   ctx.onNotesChanged(() => scheduleCheck(true));
-  const tree = ctx.config.files.watchForChanges ? watchTree(ctx.deps.workspaceRoot, () => scheduleCheck(false)) : undefined;
+  // The first listing and the workspace index's folder watchers start after the handshake, never delaying it.
+  let closed = false;
+  const previousOnInitialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    previousOnInitialized?.();
+    void checkNoteSet(false);
+    void ctx.workspaceIndex().then((index) => index?.onFilesChanged(() => !closed && scheduleCheck(false)));
+  };
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
@@ -256,7 +262,7 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   return {
     dispose: () => {
       clearTimeout(pending);
-      tree?.dispose();
+      closed = true;
       for (const s of subscriptions.values()) s.dispose();
       subscriptions.clear();
     },

@@ -47,6 +47,13 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
     previousOnClose?.();
     watchers.dispose();
     ctx.bridge.dispose();
+    ctx.dispose();
+  };
+  // Listing, watching and indexing the workspace wait until the handshake is done, so they never delay it.
+  const previousOnInitialized = server.server.oninitialized;
+  server.server.oninitialized = () => {
+    previousOnInitialized?.();
+    ctx.startBackgroundWork();
   };
   return server;
 }

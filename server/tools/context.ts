@@ -6,7 +6,9 @@ import { FileAccess } from '../../src/core/workspace/file-access';
 import { isNoteFile } from '../../src/core/workspace/file-types';
 import { listWorkspaceFiles } from '../../src/core/workspace/listing';
 import { PathGuard } from '../../src/core/workspace/path-guard';
+import { IndexedSearch } from '../../src/core/workspace/index-search';
 import { ScanSearch, type SearchBackend } from '../../src/core/workspace/search';
+import { DEFAULT_INDEX_BYTES, WorkspaceIndex } from '../../src/core/workspace/workspace-index';
 import { EditorBridgeClient } from '../editor-bridge-client';
 
 export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -23,6 +25,8 @@ export class NotesContext {
   readonly bridge: EditorBridgeClient;
   private guardPromise: Promise<PathGuard> | undefined;
   private readonly listeners = new Set<() => void>();
+  private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
+  private indexedSearch: IndexedSearch | undefined;
 
   constructor(
     readonly server: McpServer,
@@ -51,8 +55,43 @@ export class NotesContext {
     });
   }
 
+  /**
+   * The in-memory index (file list and note texts), created on first use. None when files.watchForChanges is off:
+   * without watchers it could not stay fresh, so every listing and search reads the disk then.
+   */
+  workspaceIndex(): Promise<WorkspaceIndex | undefined> {
+    this.indexPromise ??= (async () => {
+      const { files, security, performance } = this.config;
+      if (!files.watchForChanges) return undefined;
+      const guard = await this.guard();
+      const mb = Number(this.deps.env?.NOTESAPP_INDEX_MB ?? process.env.NOTESAPP_INDEX_MB);
+      return new WorkspaceIndex({
+        root: guard.realRoot,
+        excludePatterns: files.excludePatterns,
+        showHiddenFiles: files.showHiddenFiles,
+        fileExtension: files.fileExtension,
+        maxFileSize: security.maxFileSize,
+        maxFiles: performance.cacheSize,
+        maxBytes: Number.isFinite(mb) && mb >= 0 ? mb * 1024 * 1024 : DEFAULT_INDEX_BYTES,
+        log: this.deps.log,
+      });
+    })();
+    return this.indexPromise;
+  }
+
+  /** After the initialize handshake: list and watch the workspace, and cache note texts if search.indexOnStartup. */
+  startBackgroundWork(): void {
+    void this.workspaceIndex().then((index) => (this.config.search.indexOnStartup ? index?.caching() : index?.listing()));
+  }
+
   /** Every file list_files shows (files.excludePatterns, files.showHiddenFiles). */
   async listFiles(): Promise<string[]> {
+    const index = await this.workspaceIndex();
+    if (index && (await index.fresh(false))) return [...index.listFiles()];
+    return this.scanFiles();
+  }
+
+  private async scanFiles(): Promise<string[]> {
     const guard = await this.guard();
     return listWorkspaceFiles(guard.realRoot, { excludePatterns: this.config.files.excludePatterns, showHiddenFiles: this.config.files.showHiddenFiles });
   }
@@ -62,6 +101,18 @@ export class NotesContext {
   }
 
   async search(): Promise<SearchBackend> {
+    const index = await this.workspaceIndex();
+    if (!index) return this.scanSearch();
+    this.indexedSearch ??= new IndexedSearch(index, {
+      fileExtension: this.config.files.fileExtension,
+      searchExcludePatterns: this.config.search.excludePatterns,
+      fallback: () => this.scanSearch(),
+    });
+    return this.indexedSearch;
+  }
+
+  /** The disk scan: every search reads every file. */
+  async scanSearch(): Promise<SearchBackend> {
     const guard = await this.guard();
     const { search, files, security } = this.config;
     return new ScanSearch({
@@ -72,6 +123,12 @@ export class NotesContext {
       maxFileSize: security.maxFileSize,
       fileExtension: files.fileExtension,
     });
+  }
+
+  /** Stops the watchers and the regex worker. */
+  dispose(): void {
+    this.indexedSearch?.dispose();
+    void this.indexPromise?.then((index) => index?.dispose());
   }
 
   /** Tools that create or delete notes call this; the resource layer turns it into list_changed. */

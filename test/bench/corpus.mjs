@@ -95,6 +95,17 @@ export function ensureCorpus(n) {
   if (fs.existsSync(marker)) return JSON.parse(fs.readFileSync(marker, 'utf8'));
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const tmp = fs.mkdtempSync(`${dir}.tmp-`);
+  const { bytes, folders } = writeCorpus(tmp, n);
+  const info = { dir, notes: n, bytes, folders, version: CORPUS_VERSION };
+  fs.writeFileSync(path.join(tmp, '.bench-corpus.json'), JSON.stringify({ ...info }));
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.renameSync(tmp, dir);
+  return info;
+}
+
+/** Writes the N-note corpus into `dir` (also used by the index equivalence tests); returns its size. */
+export function writeCorpus(dir, n) {
+  const tmp = dir;
   const rand = prng(0x5eed + n);
   let bytes = 0;
   const made = new Set();
@@ -112,11 +123,7 @@ export function ensureCorpus(n) {
     fs.writeFileSync(abs, text);
     bytes += Buffer.byteLength(text);
   }
-  const info = { dir, notes: n, bytes, folders: made.size, version: CORPUS_VERSION };
-  fs.writeFileSync(path.join(tmp, '.bench-corpus.json'), JSON.stringify({ ...info }));
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.renameSync(tmp, dir);
-  return info;
+  return { bytes, folders: made.size };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -16,24 +16,49 @@ function isHidden(relative: string): boolean {
   return relative.split('/').some((part) => part.startsWith('.'));
 }
 
+/** The listing's two questions about workspace-relative POSIX paths; shared by the crawl and the index. */
+export interface PathFilter {
+  /** True when the whole folder is left out (pruned). */
+  folderExcluded(relative: string): boolean;
+  /** True when the file itself is listed (its folders are checked separately). */
+  fileIncluded(relative: string): boolean;
+}
+
+export function createPathFilter(options: ListOptions): PathFilter {
+  const excluded = options.excludePatterns.length ? picomatch([...options.excludePatterns], { dot: true }) : () => false;
+  return {
+    // Pruning a folder is only right when every file in it would be excluded: test the folder itself.
+    folderExcluded: (rel) => (!options.showHiddenFiles && isHidden(rel)) || excluded(rel) || excluded(`${rel}/`),
+    fileIncluded: (file) => (options.showHiddenFiles || !isHidden(file)) && !excluded(file),
+  };
+}
+
+/** True when the crawl would list `file`: the file is included and none of its folders is pruned. */
+export function pathListed(file: string, filter: PathFilter): boolean {
+  if (!filter.fileIncluded(file)) return false;
+  for (let i = file.indexOf('/'); i >= 0; i = file.indexOf('/', i + 1)) if (filter.folderExcluded(file.slice(0, i))) return false;
+  return true;
+}
+
+/** Sorts workspace paths the way every listing does (by UTF-16 code units). */
+export function comparePaths(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 /**
  * Every regular file under `root`, as sorted workspace-relative POSIX paths. Symbolic links are skipped, so a
  * link cannot pull files from outside the workspace into listings or search.
  */
 export async function listWorkspaceFiles(root: string, options: ListOptions): Promise<string[]> {
-  const excluded = options.excludePatterns.length ? picomatch([...options.excludePatterns], { dot: true }) : () => false;
+  const filter = createPathFilter(options);
   const prefix = root.endsWith(path.sep) ? root : root + path.sep;
   const relativeOf = (absolute: string) => absolute.slice(prefix.length).split(path.sep).join('/').replace(/\/$/, '');
   const files = await new fdir({ excludeSymlinks: true, suppressErrors: true })
     .withRelativePaths()
     .withPathSeparator('/')
-    .exclude((_name, dirPath) => {
-      const rel = relativeOf(dirPath);
-      // Pruning a folder is only right when every file in it would be excluded: test the folder itself.
-      return (!options.showHiddenFiles && isHidden(rel)) || excluded(rel) || excluded(`${rel}/`);
-    })
-    .filter((file) => (options.showHiddenFiles || !isHidden(file)) && !excluded(file))
+    .exclude((_name, dirPath) => filter.folderExcluded(relativeOf(dirPath)))
+    .filter((file) => filter.fileIncluded(file))
     .crawl(root)
     .withPromise();
-  return files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return files.sort(comparePaths);
 }

@@ -1,0 +1,182 @@
+// The workspace index answers search_files and list_files exactly as the disk scan does, before and after other
+// programs edit, create, rename and delete files, and it keeps stopping runaway regular expressions.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { IndexedSearch } from '../../../src/core/workspace/index-search';
+import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
+import { ScanSearch, type SearchBackend, type SearchOutcome, type SearchQuery } from '../../../src/core/workspace/search';
+import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
+
+const FILE_EXCLUDES = ['**/node_modules/**', '**/.git/**'];
+const SEARCH_EXCLUDES = ['archive/**', '**/*.log'];
+const MAX_FILE_SIZE = 60_000;
+
+const LITERALS = ['customer feedback', 'kyoto', 'Note 00012', '[[', 'a', '---', 'TODO', 'straße', '.', '(', 'café', 'Tomás', 'x] ', 'deadline', 'changed by'];
+const REGEXES = [
+  '\\b(TODO|FIXME)\\b.*deadline',
+  '^## ',
+  '^- \\[x\\]',
+  '\\.$',
+  'ee+',
+  '[A-Z][a-z]+ [A-Z]',
+  '^$',
+  '(?<=\\[\\[)Note 0000\\d',
+  'feedback(?![\\s\\S])',
+  '(?<![\\s\\S])---',
+  '(?<!\\n)tags',
+  'a*',
+  'x?$',
+  '\\r',
+  '[^]*e',
+  '\\s+$',
+  'tags: \\[.*\\]$',
+  '(\\w+) \\1',
+  '\\p{Lu}{4}',
+  'é|ö|ß',
+  'kyoto\\s*\\n?$',
+];
+
+function queries(): SearchQuery[] {
+  const out: SearchQuery[] = [];
+  for (const [list, regex] of [[LITERALS, false], [REGEXES, true]] as const) {
+    for (const query of list) {
+      for (const caseSensitive of [true, false]) {
+        for (const wholeWord of [false, true]) out.push({ query, regex, caseSensitive, wholeWord, maxResults: 100_000 });
+      }
+      out.push({ query, regex, caseSensitive: false, wholeWord: false, maxResults: 7 });
+    }
+  }
+  return out;
+}
+
+/** Results and the truncation flag; or the error message when the query is refused. */
+async function answer(backend: SearchBackend, q: SearchQuery): Promise<Pick<SearchOutcome, 'results' | 'truncated'> | string> {
+  try {
+    const { results, truncated } = await backend.search(q);
+    return { results, truncated };
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+describe('workspace index: same answers as the disk scan', function () {
+  this.timeout(120_000);
+  let root: string;
+  let scan: ScanSearch;
+  const indexes: Array<{ name: string; index: WorkspaceIndex; search: IndexedSearch }> = [];
+
+  before(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-index-')));
+    const { writeCorpus } = await import('../../bench/corpus.mjs');
+    writeCorpus(root, 250);
+    // Edge cases the generated notes lack.
+    const extra: Record<string, string> = {
+      'crlf.md': 'kyoto line one\r\nsecond TODO deadline\r\n\r\nlast kyoto\r\n',
+      'long.md': `${'word '.repeat(1200)}customer feedback${' tail'.repeat(900)}\nkyoto`,
+      'unicode.md': 'Straße ÉCOLE café Tomás\nSTRASSE straße\n',
+      'big.md': `${'kyoto '.repeat(12_000)}\n`, // over MAX_FILE_SIZE: neither side searches it
+      '.hidden/secret.md': 'kyoto in a hidden folder\n',
+      'node_modules/pkg/readme.md': 'kyoto in node_modules\n',
+      'archive/old.md': 'kyoto archived, listed but not searched\n',
+      'notes/log.log': 'kyoto log line\n',
+      'data.bin': 'kyoto in a binary\n',
+      'plain.txt': 'customer feedback in a text file\n',
+      'no-newline.md': 'kyoto',
+      'empty.md': '',
+    };
+    for (const [rel, text] of Object.entries(extra)) {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+    }
+    const searchList = { excludePatterns: [...FILE_EXCLUDES, ...SEARCH_EXCLUDES], showHiddenFiles: false };
+    scan = new ScanSearch({ root, listFiles: () => listWorkspaceFiles(root, searchList), maxFileSize: MAX_FILE_SIZE, fileExtension: '.md', regexBudgetMs: 2000 });
+    const corpusBytes = Number(spawnSync('du', ['-sb', root], { encoding: 'utf8' }).stdout.split('\t')[0]);
+    // Everything cached; and a budget that keeps part of the texts on disk (read on every search).
+    for (const [name, maxBytes, maxFiles] of [
+      ['fully cached', 1e9, 1e6],
+      ['partly cached', Math.floor(corpusBytes / 3), 150],
+    ] as const) {
+      const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes });
+      await index.caching();
+      const search = new IndexedSearch(index, { fileExtension: '.md', searchExcludePatterns: SEARCH_EXCLUDES, regexBudgetMs: 2000, fallback: async () => scan });
+      indexes.push({ name, index, search });
+    }
+    assert.ok(indexes[1].index.stats().cachedFiles < indexes[0].index.stats().cachedFiles, 'the small budget leaves texts on disk');
+  });
+
+  after(() => {
+    for (const { index, search } of indexes) {
+      search.dispose();
+      index.dispose();
+    }
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  async function assertSame(label: string): Promise<void> {
+    // The index answers first, before this process does any other I/O that could let watcher events in earlier.
+    const qs = queries();
+    const got = [];
+    for (const { index, search } of indexes) {
+      assert.ok(await index.fresh(false));
+      const answers = [];
+      for (const q of qs) answers.push(await answer(search, q));
+      got.push({ files: [...index.listFiles()], answers });
+    }
+    const listed = await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false });
+    let matched = 0;
+    for (let i = 0; i < qs.length; i++) {
+      const expected = await answer(scan, qs[i]);
+      if (typeof expected !== 'string') matched += expected.results.length;
+      for (let k = 0; k < indexes.length; k++) assert.deepEqual(got[k].answers[i], expected, `${label}, ${indexes[k].name}: ${JSON.stringify(qs[i])}`);
+    }
+    for (let k = 0; k < indexes.length; k++) assert.deepEqual(got[k].files, listed, `${label}, ${indexes[k].name}: list_files`);
+    assert.ok(matched > 1000, 'the queries find plenty');
+  }
+
+  it('gives identical results for literal, case-insensitive, whole-word and regex queries', async () => {
+    await assertSame('initial');
+  });
+
+  it('stays identical right after another program edits, replaces, creates, renames and deletes files and folders', async () => {
+    const script = (step: number) => `
+      const fs = require('node:fs'); const path = require('node:path');
+      const root = ${JSON.stringify(root)};
+      const all = [];
+      (function walk(d) { for (const e of fs.readdirSync(d, { withFileTypes: true })) { const p = path.join(d, e.name); if (e.isDirectory()) walk(p); else all.push(p); } })(root);
+      const notes = all.filter((f) => f.endsWith('.md') && !f.includes('node_modules') && !f.includes('.hidden')).sort();
+      const pick = (i) => notes[(i * 37 + ${step} * 11) % notes.length];
+      fs.appendFileSync(pick(1), '\\nchanged by ${step}: kyoto TODO the deadline\\n');
+      const tmp = pick(2) + '.tmp'; fs.writeFileSync(tmp, 'replaced atomically ${step}\\ncustomer feedback\\n'); fs.renameSync(tmp, pick(2));
+      fs.writeFileSync(pick(3), '');
+      fs.rmSync(pick(4));
+      fs.mkdirSync(path.join(root, 'new${step}', 'deep', 'er'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'new${step}', 'deep', 'er', 'fresh.md'), '# Fresh\\nkyoto Straße customer feedback\\n');
+      fs.writeFileSync(path.join(root, 'new${step}', 'top.txt'), 'TODO deadline kyoto\\n');
+      fs.mkdirSync(path.join(root, '.hidden'), { recursive: true }); fs.writeFileSync(path.join(root, '.hidden', 'n${step}.md'), 'kyoto');
+      fs.mkdirSync(path.join(root, 'node_modules', 'x'), { recursive: true }); fs.writeFileSync(path.join(root, 'node_modules', 'x', '${step}.md'), 'kyoto');
+      const dirs = fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules' && !e.name.startsWith('new')).map((e) => e.name).sort();
+      if (${step} === 0) fs.renameSync(path.join(root, dirs[0]), path.join(root, dirs[0] + '-moved'));
+      if (${step} === 1) fs.rmSync(path.join(root, dirs[1]), { recursive: true });
+      if (${step} === 2) { const f = pick(5); fs.rmSync(f); fs.mkdirSync(f); fs.writeFileSync(path.join(f, 'inside.md'), 'kyoto inside a folder named like a note'); }
+      fs.mkdirSync(path.join(root, 'archive'), { recursive: true }); fs.writeFileSync(path.join(root, 'archive', 'step${step}.md'), 'kyoto archived');
+    `;
+    for (let step = 0; step < 3; step++) {
+      const r = spawnSync(process.execPath, ['-e', script(step)], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      await assertSame(`after changes ${step}`); // no waiting: the index must see the changes by itself
+    }
+  });
+
+  it('still stops a catastrophically backtracking regular expression, and searches normally afterwards', async () => {
+    fs.writeFileSync(path.join(root, 'evil.md'), `${'a'.repeat(40)}!\n`);
+    const { search } = indexes[0];
+    const bad = await answer(search, { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
+    assert.equal(typeof bad, 'string');
+    assert.match(bad as string, /ran for more than 2000 ms on "evil\.md"/);
+    const q: SearchQuery = { query: 'kyoto', regex: true, caseSensitive: false, wholeWord: false, maxResults: 100_000 };
+    assert.deepEqual(await answer(search, q), await answer(scan, q));
+  });
+});
