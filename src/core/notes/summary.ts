@@ -8,8 +8,22 @@ const STOPWORDS = new Set(
   ),
 );
 
+const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** Abbreviations after which Unicode sentence breaking wrongly ends a sentence ("e.g. Node", "Dr. Smith"). */
+const ABBREVIATION_END = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|no|fig|mr|mrs|ms|dr|prof|st|jr|sr|inc|ltd|[a-z])\.$/i;
+
+/** The paragraph's sentences, whole: every character of the paragraph ends up in exactly one of them. */
 function sentences(paragraph: string): string[] {
-  return (paragraph.match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? []).map((s) => s.trim()).filter((s) => s.length > 0);
+  const out: string[] = [];
+  let carried = '';
+  for (const { segment } of segmenter.segment(paragraph)) {
+    const sentence = (carried + segment).trim();
+    carried = '';
+    if (ABBREVIATION_END.test(sentence)) carried = `${sentence} `;
+    else if (sentence.length > 0) out.push(sentence);
+  }
+  if (carried.trim()) out.push(carried.trim());
+  return out;
 }
 
 function words(text: string): string[] {
