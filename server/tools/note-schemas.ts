@@ -24,4 +24,5 @@ export const noteMetadataShape = {
   created: z.string().describe('ISO 8601 creation time (birth time, or change time where the file system has none).'),
   modified: z.string().describe('ISO 8601 modification time.'),
   size: z.number().describe('Bytes.'),
+  frontmatterError: z.string().optional().describe('Only when the YAML frontmatter is broken: the parse error (frontmatter is then {}).'),
 };

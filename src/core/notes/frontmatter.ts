@@ -12,6 +12,8 @@ export interface SplitNote {
   body: string;
   /** Number of lines the frontmatter block occupies (0 when none); body line N is file line N + this. */
   bodyLineOffset: number;
+  /** Why the frontmatter block could not be parsed (then `data` is empty); readers go on with the body. */
+  frontmatterError?: string;
 }
 
 /** YAML dates become Date objects; results must be plain JSON. A date written without a time stays YYYY-MM-DD. */
@@ -39,12 +41,17 @@ function parseYaml(block: string): Record<string, unknown> {
   return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 }
 
+/** Splits a note into frontmatter and body. Broken YAML never fails a reader: it gets `frontmatterError`. */
 export function splitNote(text: string): SplitNote {
   const block = FRONTMATTER_BLOCK.exec(text);
   if (!block) return { data: {}, body: text, bodyLineOffset: 0 };
-  const data = jsonSafe(parseYaml(block[0])) as Record<string, unknown>;
   const lines = block[0].split('\n').length - (block[0].endsWith('\n') ? 1 : 0);
-  return { data, body: text.slice(block[0].length), bodyLineOffset: lines };
+  const split = { body: text.slice(block[0].length), bodyLineOffset: lines };
+  try {
+    return { data: jsonSafe(parseYaml(block[0])) as Record<string, unknown>, ...split };
+  } catch (err) {
+    return { data: {}, ...split, frontmatterError: (err as Error).message };
+  }
 }
 
 /**
@@ -54,6 +61,7 @@ export function splitNote(text: string): SplitNote {
 export function updateFrontmatter(text: string, patch: Record<string, unknown>): { text: string; data: Record<string, unknown> } {
   const { body } = splitNote(text);
   const block = FRONTMATTER_BLOCK.exec(text);
+  // Broken YAML is refused here only (parseYaml throws): rewriting it would lose what the user wrote.
   // Untouched keys keep their YAML types (a date stays a date) by merging into the raw parse, not the JSON view.
   const merged: Record<string, unknown> = block ? { ...parseYaml(block[0]) } : {};
   for (const [key, value] of Object.entries(patch)) {

@@ -17,6 +17,8 @@ export interface NoteMetadata {
   created: string;
   modified: string;
   size: number;
+  /** Present when the YAML frontmatter is broken: why (`frontmatter` is then empty). */
+  frontmatterError?: string;
 }
 
 export interface FileTimes {
@@ -33,7 +35,7 @@ function frontmatterTags(data: Record<string, unknown>): string[] {
 }
 
 export function noteMetadata(opts: { path: string; text: string; stat: FileTimes; resolver: LinkResolver }): NoteMetadata {
-  const { data, body, bodyLineOffset } = splitNote(opts.text);
+  const { data, body, bodyLineOffset, frontmatterError } = splitNote(opts.text);
   const structure = analyseBody(body, bodyLineOffset);
   const title =
     (typeof data.title === 'string' && data.title.trim()) ||
@@ -52,5 +54,6 @@ export function noteMetadata(opts: { path: string; text: string; stat: FileTimes
     created: created.toISOString(),
     modified: opts.stat.mtime.toISOString(),
     size: opts.stat.size,
+    ...(frontmatterError === undefined ? {} : { frontmatterError }),
   };
 }

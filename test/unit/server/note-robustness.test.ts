@@ -24,4 +24,23 @@ describe('note tools on awkward notes', () => {
     const short = await callOk<{ summary: string }>(h.client, 'summarize_note', { path: 'abbrev.md', maxLength: 40 });
     assert.ok(sentences.includes(short.summary), `"${short.summary}" is one whole sentence of the note`);
   });
+
+  it('a note with broken YAML frontmatter is still read by every reader; only update_note_metadata refuses it', async () => {
+    const text = '---\ntitle: [unclosed\ntags: x\n---\n# Broken\n\nStill a useful note. - [ ] a task\n\n- [ ] fix the frontmatter\n';
+    write('broken.md', text);
+    const meta = await callOk<{ frontmatter: unknown; frontmatterError?: string; title: string; headings: unknown[] }>(h.client, 'get_note_metadata', { path: 'broken.md' });
+    assert.deepEqual(meta.frontmatter, {});
+    assert.match(meta.frontmatterError ?? '', /./, 'says why the frontmatter is empty');
+    assert.equal(meta.title, 'Broken');
+    const tasks = await callOk<{ tasks: Array<{ text: string }> }>(h.client, 'extract_tasks', { path: 'broken.md' });
+    assert.deepEqual(tasks.tasks.map((t) => t.text), ['fix the frontmatter']);
+    const summary = await callOk<{ summary: string }>(h.client, 'summarize_note', { path: 'broken.md' });
+    assert.match(summary.summary, /Still a useful note/);
+    const resource = await h.client.readResource({ uri: 'notesapp://notes/broken.md' });
+    assert.equal(resource.contents[0].text, text);
+    const prompt = await h.client.getPrompt({ name: 'extract-action-items', arguments: { path: 'broken.md' } });
+    assert.match(JSON.stringify(prompt.messages), /fix the frontmatter/);
+    assert.match(await callError(h.client, 'update_note_metadata', { path: 'broken.md', metadata: { status: 'done' } }), /frontmatter is not valid YAML/);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'broken.md'), 'utf8'), text, 'the note is left as it was');
+  });
 });
