@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
-import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import type { PathGuard } from './path-guard';
@@ -60,21 +59,90 @@ export interface WriteResult {
 export const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
+ * Temporary files of our writes: hidden, so one left behind by a crash stays out of list_files and search, and
+ * short whatever the target's name, so a name of up to 255 bytes can still be written.
+ */
+const TEMP_NAME = /^\.notesapp-[0-9a-f]{12}\.tmp$/;
+/** A temporary file this old is left over from a killed write (a write takes far less). */
+export const STALE_TEMP_MS = 60_000;
+/** When each folder was last swept for stale temporary files (once a minute at most, as it lists the folder). */
+const lastSweep = new Map<string, number>();
+
+/** Removes our temporary files older than STALE_TEMP_MS in `dir`; lazily, when we next write into that folder. */
+async function removeStaleTemps(dir: string): Promise<void> {
+  const now = Date.now();
+  if ((lastSweep.get(dir) ?? -Infinity) > now - STALE_TEMP_MS) return;
+  lastSweep.set(dir, now);
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names.filter((n) => TEMP_NAME.test(n))) {
+    const file = path.join(dir, name);
+    try {
+      const stat = await fs.lstat(file);
+      if (stat.isFile() && now - stat.mtimeMs > STALE_TEMP_MS) await fs.rm(file, { force: true });
+    } catch {
+      // gone already, or not ours to remove: the write itself matters more
+    }
+  }
+}
+
+/** Writes and syncs `content` to a new temporary file in `dir` (with `mode` when given) and returns its path. */
+async function writeTemp(dir: string, content: string, mode: number | undefined): Promise<string> {
+  const temp = path.join(dir, `.notesapp-${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(temp, 'wx', mode ?? 0o666);
+  try {
+    // The umask narrowed the mode given to open; the replaced file's mode is kept exactly.
+    if (mode !== undefined) await handle.chmod(mode);
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+    await handle.close();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+  return temp;
+}
+
+/** Makes a rename durable; folders cannot be opened or synced on Windows, where the rename is durable enough. */
+async function syncFolder(dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // unsupported here
+  }
+}
+
+/** Replaces (or creates) a file all or nothing: temporary file, fsync, rename over it, fsync of the folder. */
+async function replaceAtomic(absolute: string, content: string, mode: number | undefined): Promise<void> {
+  const dir = path.dirname(absolute);
+  const temp = await writeTemp(dir, content, mode);
+  try {
+    await fs.rename(temp, absolute);
+  } catch (err) {
+    await fs.rm(temp, { force: true });
+    throw err;
+  }
+  await syncFolder(dir);
+}
+
+/**
  * Creates a file that must not exist yet, all or nothing: the content is written and synced under a temporary
  * name, then hard-linked to its name (which fails if the name exists), so a crash never leaves an empty or
  * partial file and two concurrent creates cannot both succeed.
  */
 async function createExclusive(absolute: string, relative: string, content: string): Promise<void> {
   const exists = () => new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
-  // Hidden, so that one left behind by a crash stays out of list_files and search.
-  const temp = path.join(path.dirname(absolute), `.${path.basename(absolute)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await fs.open(temp, 'wx');
-  try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  const temp = await writeTemp(path.dirname(absolute), content, undefined);
   try {
     await fs.link(temp, absolute);
   } catch (err) {
@@ -91,10 +159,29 @@ async function createExclusive(absolute: string, relative: string, content: stri
   } finally {
     await fs.rm(temp, { force: true });
   }
+  await syncFolder(path.dirname(absolute));
 }
 
 function errnoCode(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * File system errors a user can act on, as NotesErrors naming the workspace-relative path (the raw ones carry
+ * the absolute path and a stack); anything else is rethrown.
+ */
+function mapFsError(err: unknown, relative: string): never {
+  const code = errnoCode(err);
+  if (code === 'ENAMETOOLONG') {
+    throw new NotesError('INVALID_ARGUMENT', `"${relative}" is too long for the file system: each file or folder name may have at most 255 bytes.`, { path: relative });
+  }
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    throw new NotesError('NOT_A_FILE', `"${relative}": a part of its folder path is a file, not a folder.`, { path: relative });
+  }
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    throw new NotesError('ACCESS_DENIED', `"${relative}": permission denied by the file system.`, { path: relative });
+  }
+  throw err;
 }
 
 /** Cuts a buffer at the last complete UTF-8 character so ranges never split one. */
@@ -140,7 +227,7 @@ export class FileAccess {
       stat = await fs.stat(absolute);
     } catch (err) {
       if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
-      throw err;
+      mapFsError(err, relative);
     }
     if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative });
     return stat;
@@ -218,19 +305,26 @@ export class FileAccess {
     if (relative === '') throw new NotesError('NOT_A_FILE', 'The workspace folder itself cannot be written as a file.');
     this.checkNotExcluded(relative);
     const bytes = this.checkWritable(relative, content);
-    let existed = false;
+    let mode: number | undefined;
     try {
       const stat = await fs.stat(absolute);
       if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative}" is a folder, not a file.`, { path: relative });
-      existed = true;
+      mode = stat.mode & 0o7777;
     } catch (err) {
       if (err instanceof NotesError) throw err;
-      if (errnoCode(err) !== 'ENOENT') throw err;
+      if (errnoCode(err) !== 'ENOENT') mapFsError(err, relative);
     }
+    const existed = mode !== undefined;
     if (existed && opts.exclusive) throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
-    await fs.mkdir(path.dirname(absolute), { recursive: true });
-    if (opts.exclusive) await createExclusive(absolute, relative, content);
-    else await writeFileAtomic(absolute, content, { encoding: 'utf8', fsync: true });
+    try {
+      await fs.mkdir(path.dirname(absolute), { recursive: true });
+      await removeStaleTemps(path.dirname(absolute));
+      if (opts.exclusive) await createExclusive(absolute, relative, content);
+      else await replaceAtomic(absolute, content, mode);
+    } catch (err) {
+      if (err instanceof NotesError) throw err;
+      mapFsError(err, relative);
+    }
     return { path: relative, bytes, created: !existed };
   }
 
@@ -243,12 +337,12 @@ export class FileAccess {
       stat = await fs.lstat(absolute);
     } catch (err) {
       if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
-      throw err;
+      mapFsError(err, relative);
     }
     if (stat.isDirectory()) {
       throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder; delete_file removes files only.`, { path: relative });
     }
-    await fs.unlink(absolute);
+    await fs.unlink(absolute).catch((err: unknown) => mapFsError(err, relative));
     return { path: relative, size: stat.size };
   }
 
