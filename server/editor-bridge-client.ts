@@ -39,6 +39,8 @@ interface Endpoint {
 export class EditorBridgeClient {
   private connection: MessageConnection | undefined;
   private socket: net.Socket | undefined;
+  /** The connection being opened: calls made meanwhile wait for it instead of opening sockets of their own. */
+  private connecting: Promise<MessageConnection> | undefined;
 
   constructor(private readonly options: EditorBridgeOptions) {}
 
@@ -92,8 +94,15 @@ export class EditorBridgeClient {
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }
 
-  private async connect(): Promise<MessageConnection> {
-    if (this.connection) return this.connection;
+  private connect(): Promise<MessageConnection> {
+    if (this.connection) return Promise.resolve(this.connection);
+    this.connecting ??= this.open().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<MessageConnection> {
     const endpoint = this.endpoint();
     const connectTimeout = this.options.connectTimeoutMs ?? 2000;
     const socket = net.connect(endpoint.address);

@@ -24,6 +24,8 @@ class FakeBridge {
   readonly token = 'test-token-123';
   readonly editor: FakeEditor = { content: '# Draft\n\nHello', path: 'drafts/draft.md', active: true, silent: false };
   readonly received: Array<{ method: string; params: unknown }> = [];
+  /** Connections accepted so far. */
+  connections = 0;
   private readonly server = net.createServer((socket) => this.serve(socket));
   private readonly sockets = new Set<net.Socket>();
 
@@ -32,6 +34,7 @@ class FakeBridge {
   }
 
   private serve(socket: net.Socket): void {
+    this.connections++;
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     if (this.editor.silent) return;
@@ -98,6 +101,18 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.deepEqual(bridge.received[0].params, { token: bridge.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
       bridge.editor.active = false;
       assert.match(await callError(h.client, 'get_editor_content'), /VS Code has no active text editor/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('parallel calls before any connection exists share one connection', async () => {
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      const results = await Promise.all(Array.from({ length: 5 }, () => callOk<{ content: string }>(h.client, 'get_editor_content')));
+      assert.deepEqual(results.map((r) => r.content), Array(5).fill('# Draft\n\nHello'));
+      assert.equal(bridge.connections, 1);
+      assert.equal(bridge.received.filter((r) => r.method === BridgeMethods.authenticate).length, 1);
     } finally {
       await h.close();
     }

@@ -37,7 +37,7 @@ describe('note tools on awkward notes', () => {
     const summary = await callOk<{ summary: string }>(h.client, 'summarize_note', { path: 'broken.md' });
     assert.match(summary.summary, /Still a useful note/);
     const resource = await h.client.readResource({ uri: 'notesapp://notes/broken.md' });
-    assert.equal(resource.contents[0].text, text);
+    assert.equal('text' in resource.contents[0] ? resource.contents[0].text : undefined, text);
     const prompt = await h.client.getPrompt({ name: 'extract-action-items', arguments: { path: 'broken.md' } });
     assert.match(JSON.stringify(prompt.messages), /fix the frontmatter/);
     assert.match(await callError(h.client, 'update_note_metadata', { path: 'broken.md', metadata: { status: 'done' } }), /frontmatter is not valid YAML/);
