@@ -27,6 +27,15 @@ export class LineReader {
     return events;
   }
 
+  /**
+   * The stream ended: a last line without its newline is still a message (a client that writes one request and
+   * closes its end must get its answer). Returns it, or nothing when only a newline-terminated stream was read.
+   */
+  end(): LineEvent[] {
+    if (!this.oversized && this.buffered === 0) return [];
+    return [this.finishLine()];
+  }
+
   private take(piece: Buffer): void {
     if (piece.length === 0) return;
     if (this.oversized) {

@@ -2,9 +2,15 @@
 // connection survives everything. Reading is ours; writing goes through the SDK's StdioServerTransport.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ClientRequestSchema, ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CancelledNotificationSchema,
+  ClientRequestSchema,
+  ErrorCode,
+  JSONRPCMessageSchema,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
-import { LineReader } from './line-reader';
+import { LineReader, type LineEvent } from './line-reader';
 import {
   payloadTooLargeError,
   RateLimiter,
@@ -49,6 +55,11 @@ export class HardenedStdioTransport implements Transport {
   /** Requests answered with a timeout error: their late responses are dropped. */
   private readonly timedOut = new Set<RequestId>();
   private sendChain: Promise<void> = Promise.resolve();
+  /** Lines read but not yet handled (batches from the line reader) and the position in the first batch. */
+  private readonly pending: LineEvent[][] = [];
+  private pendingIndex = 0;
+  private yielding = false;
+  private ended = false;
   private closed = false;
   private invalidCount = 0;
   private lastInvalidLog = 0;
@@ -107,30 +118,78 @@ export class HardenedStdioTransport implements Transport {
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
-    const events = this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    for (const event of events) {
-      if (this.closed) return;
+    this.pending.push(this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    this.drain();
+  };
+
+  /** Handles queued lines in order; stops early (reading paused) when a line asks for a turn of the event loop. */
+  private drain(): void {
+    this.drainLines();
+    this.closeWhenIdle();
+  }
+
+  /**
+   * At the end of input every line read is handled and every running request answered (or timed out) before the
+   * connection closes: the SDK aborts what is still running at close, so `echo request | server` would get nothing.
+   */
+  private closeWhenIdle(): void {
+    if (!this.ended || this.closed || this.yielding || this.pending.length > 0 || this.inFlight.size > 0) return;
+    // After the reply that finished the last request has been queued (send() finishes, then writes).
+    setImmediate(() => {
+      void this.sendChain.then(() => {
+        if (this.inFlight.size === 0 && this.pending.length === 0) void this.close();
+      });
+    });
+  }
+
+  private drainLines(): void {
+    while (!this.closed && !this.yielding && this.pending.length > 0) {
+      const batch = this.pending[0];
+      const event = batch[this.pendingIndex++];
+      if (this.pendingIndex >= batch.length) {
+        this.pending.shift();
+        this.pendingIndex = 0;
+      }
+      if (!event) continue;
+      let yieldAfter = false;
       try {
-        if (event.kind === 'line') this.handleLine(event.bytes);
+        if (event.kind === 'line') yieldAfter = this.handleLine(event.bytes);
         else this.handleOversized(event.size, event.id, event.looksLikeNotification);
       } catch (err) {
         // A bug in handling one message must not end the connection.
         this.options.log('error', `failed to handle a message: ${(err as Error).stack ?? String(err)}`);
       }
+      if (yieldAfter && this.pending.length > 0) {
+        // The SDK acts on a notification one microtask later; a request that reuses the cancelled id in the
+        // same chunk must not be registered first, or the cancellation would abort the new request instead.
+        this.yielding = true;
+        this.stdin.pause();
+        setImmediate(() => {
+          this.yielding = false;
+          if (this.closed) return;
+          if (!this.ended) this.stdin.resume();
+          this.drain();
+        });
+      }
     }
-  };
+  }
 
   private readonly onStreamError = (err: Error): void => this.onerror?.(err);
-  private readonly onEnd = (): void => void this.close();
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    this.pending.push(this.reader.end());
+    this.drain();
+  };
   // EPIPE and the like: the client is gone, so end the connection instead of dying on an unhandled error.
   private readonly onStdoutError = (err: Error): void => {
     this.options.log('warn', `stdout closed: ${err.message}`);
     void this.close();
   };
 
-  private handleLine(bytes: Buffer): void {
+  /** Handles one line; true when the rest of the input should wait for a turn of the event loop. */
+  private handleLine(bytes: Buffer): boolean {
     const text = bytes.toString('utf8');
-    if (text.trim() === '') return; // blank keep-alive lines are not messages
+    if (text.trim() === '') return false; // blank keep-alive lines are not messages
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -141,26 +200,48 @@ export class HardenedStdioTransport implements Transport {
         message: `Parse error: the line is not valid JSON (${(err as Error).message}).`,
         data: { details: 'Each message must be one JSON-RPC 2.0 object on a single line.' },
       }));
-      return;
+      return false;
     }
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
       this.handleInvalid(value);
-      return;
+      return false;
     }
     const message = parsed.data;
     if ('method' in message && 'id' in message) {
-      if (!this.admit(message.id, message.method, message.params)) return;
+      if (!this.admit(message.id, message.method, message.params)) return false;
       const bad = invalidParams(message.method, message.params);
       if (bad) {
         // The SDK reports these as -32603 with a raw schema dump; JSON-RPC says -32602.
         const response = errorResponse(message.id, bad);
         this.finish(message.id, response);
         void this.write(response);
-        return;
+        return false;
       }
     }
+    const cancelled = 'method' in message && message.method === 'notifications/cancelled' && this.forgetCancelled(message);
     this.onmessage?.(message);
+    return cancelled;
+  }
+
+  /**
+   * The client cancelled a request: the SDK aborts its handler and drops its reply (MCP: a cancelled request
+   * gets no response), so its timer must stop here and its id becomes free again.
+   */
+  private forgetCancelled(message: JSONRPCMessage): boolean {
+    const parsed = CancelledNotificationSchema.safeParse(message);
+    if (!parsed.success) return false;
+    const id = parsed.data.params.requestId;
+    // The SDK ignores a cancellation naming id 0 (a falsy id); that request runs on and is answered.
+    if (!id) return false;
+    const entry = this.inFlight.get(id);
+    if (!entry) return false; // already answered, or never seen: nothing to do (MCP says ignore it)
+    clearTimeout(entry.timer);
+    this.inFlight.delete(id);
+    this.closeWhenIdle();
+    const reason = parsed.data.params.reason ? `: ${parsed.data.params.reason}` : '';
+    this.options.log('info', `${requestName(entry)} cancelled by the client after ${Math.round(this.now() - entry.started)} ms${reason}`, { id });
+    return true;
   }
 
   /** Rate limit, duplicate ids and the operation timer for one request; false when it was answered here. */
@@ -198,8 +279,7 @@ export class HardenedStdioTransport implements Transport {
       method: 'notifications/cancelled',
       params: { requestId: id, reason: `timed out after ${this.options.limits.timeoutMs} ms` },
     });
-    const name = entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
-    const response = errorResponse(id, timeoutError(this.options.limits, name));
+    const response = errorResponse(id, timeoutError(this.options.limits, requestName(entry)));
     this.finish(id, response);
     void this.write(response);
   }
@@ -210,8 +290,9 @@ export class HardenedStdioTransport implements Transport {
     if (!entry) return;
     clearTimeout(entry.timer);
     this.inFlight.delete(id);
+    this.closeWhenIdle();
     const durationMs = Math.round(this.now() - entry.started);
-    const name = entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
+    const name = requestName(entry);
     let outcome = 'ok';
     if ('error' in response) outcome = `error ${response.error.code}`;
     else if ('result' in response && isRecord(response.result) && response.result.isError === true) outcome = 'tool error';
@@ -260,6 +341,11 @@ export class HardenedStdioTransport implements Transport {
 function errorResponse(id: RequestId | null, error: JsonRpcErrorBody): JSONRPCMessage {
   // The SDK's type has no null id, but JSON-RPC 2.0 requires id null when the request's id cannot be read.
   return { jsonrpc: '2.0', id, error } as unknown as JSONRPCMessage;
+}
+
+/** `tools/call read_file` for a tool call, else the method. */
+function requestName(entry: InFlight): string {
+  return entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -188,3 +188,33 @@ describe('JSON-RPC robustness over real stdio', function () {
     });
   });
 });
+
+describe('end of input over real stdio', function () {
+  this.timeout(30_000);
+
+  it('answers a last request that has no final newline, then exits', async () => {
+    const s = new RawServer();
+    try {
+      s.write('{"jsonrpc":"2.0","id":"last","method":"ping"}');
+      s.child.stdin.end();
+      assert.deepEqual(await s.waitFor((m) => m.id === 'last'), { jsonrpc: '2.0', id: 'last', result: {} });
+      assert.equal(await s.exited, 0);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  it('answers requests still running when the input ends before it closes', async () => {
+    const s = new RawServer({ env: { NOTESAPP_TEST_HOOKS: '1' } });
+    try {
+      await s.initialize();
+      s.send({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 300 } } });
+      s.child.stdin.end();
+      const reply = await s.waitFor((m) => m.id === 'slow');
+      assert.deepEqual(reply.result?.content, [{ type: 'text', text: 'slept 300 ms' }]);
+      assert.equal(await s.exited, 0);
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -143,3 +143,39 @@ describe('operation timeout over real stdio', function () {
     assert.ok(outcome, 'calling the hook fails');
   });
 });
+
+describe('cancelled requests over real stdio', function () {
+  this.timeout(30_000);
+  let server: RawServer;
+  afterEach(() => server.stop());
+
+  it('sends no reply at all to a request the client cancelled, frees its id at once and logs the cancellation', async () => {
+    server = new RawServer({ args: ['--timeout-ms', '500'], env: { NOTESAPP_TEST_HOOKS: '1' } });
+    await server.initialize();
+    const sleep = (id: number, ms: number) =>
+      server.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms } } });
+    sleep(2, 3000);
+    server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'user pressed stop' } });
+    // The id is free again at once: a new request with it is served, not refused as "already in use".
+    const reused = await server.request(2, 'ping');
+    assert.deepEqual(reused, { jsonrpc: '2.0', id: 2, result: {} });
+    await server.waitForStderr(/tools\/call notesapp_test_sleep cancelled by the client after \d+ ms: user pressed stop/);
+    // A later request that does time out is answered after the cancelled one's timer would have fired: by then
+    // any stray timeout error for id 2 would have been written before it.
+    sleep(3, 3000);
+    const timedOut = await server.waitFor((m) => m.id === 3);
+    assert.equal(timedOut.error?.code, -32001);
+    const forTwo = server.messages.filter((m) => m.id === 2);
+    assert.deepEqual(forTwo, [{ jsonrpc: '2.0', id: 2, result: {} }], 'only the ping got an answer for id 2');
+    const timeoutLines = server.stderr.split('\n').filter((l) => /notesapp_test_sleep error -32001/.test(l));
+    assert.equal(timeoutLines.length, 1, `one timeout logged (id 3), none for the cancelled request:\n${server.stderr}`);
+  });
+
+  it('ignores a cancellation for an id that is not running', async () => {
+    server = new RawServer();
+    await server.initialize();
+    server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nothing-here' } });
+    assert.deepEqual((await server.request('after', 'ping')).result, {});
+    assert.deepEqual(server.messages.filter((m) => m.id === 'nothing-here'), []);
+  });
+});
