@@ -1,5 +1,6 @@
 // File tools: read_file, write_file, list_files, create_file, delete_file.
 import { z } from 'zod';
+import { READ_CHUNK_BYTES } from '../../src/core/workspace/file-access';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
@@ -18,7 +19,7 @@ export function registerFileTools(ctx: NotesContext): void {
     input: {
       path: pathArg,
       offset: z.number().int().min(0).optional().describe('Byte offset to start reading at (default 0). For files over 1 MB.'),
-      length: z.number().int().min(1).optional().describe('Number of bytes to read (default 1048576). For files over 1 MB.'),
+      length: z.number().int().min(1).max(READ_CHUNK_BYTES).optional().describe('Number of bytes to read (default and maximum 1048576); at least one whole character comes back. For files over 1 MB.'),
     },
     output: {
       path: z.string().describe('Workspace-relative path.'),

@@ -184,14 +184,17 @@ function mapFsError(err: unknown, relative: string): never {
   throw err;
 }
 
+/** Bytes of the UTF-8 character that starts with `lead`. */
+function utf8Length(lead: number): number {
+  return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+}
+
 /** Cuts a buffer at the last complete UTF-8 character so ranges never split one. */
 function completeUtf8(buf: Buffer): Buffer {
   let start = buf.length - 1;
   while (start >= 0 && (buf[start] & 0xc0) === 0x80 && buf.length - start < 4) start--;
   if (start < 0) return buf;
-  const lead = buf[start];
-  const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-  return start + need > buf.length ? buf.subarray(0, start) : buf;
+  return start + utf8Length(buf[start]) > buf.length ? buf.subarray(0, start) : buf;
 }
 
 export class FileAccess {
@@ -233,30 +236,22 @@ export class FileAccess {
     return stat;
   }
 
-  /** Reads text. Without a range, files up to 1 MB come whole and larger ones in 1 MB ranges. */
+  /**
+   * Reads text. Without a range, files up to 1 MB come whole and larger ones in 1 MB ranges. A range holds at
+   * least one whole character (so reading on from nextOffset always advances) and at most READ_CHUNK_BYTES.
+   */
   async read(userPath: string, range: { offset?: number; length?: number } = {}): Promise<ReadResult> {
     const { absolute, relative } = await this.guard.resolve(userPath);
     const stat = await this.statFile(absolute, relative);
     if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
     const offset = Math.min(range.offset ?? 0, stat.size);
-    const wanted = Math.min(range.length ?? READ_CHUNK_BYTES, stat.size - offset);
-    const handle = await fs.open(absolute, 'r');
-    let buf: Buffer;
-    try {
-      buf = Buffer.alloc(wanted);
-      const { bytesRead } = await handle.read(buf, 0, wanted, offset);
-      buf = buf.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
+    const wanted = Math.min(range.length ?? READ_CHUNK_BYTES, READ_CHUNK_BYTES, stat.size - offset);
+    let { skip, body } = await this.readRange(absolute, relative, stat.size, offset, wanted);
+    // Too short for one whole character: 7 bytes always hold one, even from its last continuation byte.
+    if (body.length === 0 && offset + skip < stat.size) {
+      ({ skip, body } = await this.readRange(absolute, relative, stat.size, offset, Math.min(7, stat.size - offset)));
+      body = body.subarray(0, utf8Length(body[0]));
     }
-    if (buf.subarray(0, 8192).includes(0)) {
-      throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file; only text can be read.`, { path: relative });
-    }
-    // Skip continuation bytes when a range starts inside a character, and stop before a split one.
-    let skip = 0;
-    while (skip < buf.length && skip < 3 && offset > 0 && (buf[skip] & 0xc0) === 0x80) skip++;
-    const end = offset + buf.length < stat.size ? completeUtf8(buf) : buf;
-    const body = end.subarray(skip);
     const next = offset + skip + body.length;
     return {
       path: relative,
@@ -267,6 +262,26 @@ export class FileAccess {
       truncated: next < stat.size,
       nextOffset: next < stat.size ? next : null,
     };
+  }
+
+  /** `length` bytes at `offset`, without the continuation bytes of a character begun before it or one split at its end. */
+  private async readRange(absolute: string, relative: string, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer }> {
+    const handle = await fs.open(absolute, 'r');
+    let buf: Buffer;
+    try {
+      buf = Buffer.alloc(length);
+      const { bytesRead } = await handle.read(buf, 0, length, offset);
+      buf = buf.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+    if (buf.subarray(0, 8192).includes(0)) {
+      throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file; only text can be read.`, { path: relative });
+    }
+    let skip = 0;
+    while (skip < buf.length && skip < 3 && offset > 0 && (buf[skip] & 0xc0) === 0x80) skip++;
+    const end = offset + buf.length < size ? completeUtf8(buf) : buf;
+    return { skip, body: end.subarray(skip) };
   }
 
   /** Reads a whole text file for internal use (metadata, search, tasks). */

@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { callError, callOk, startServer, type Harness } from './harness';
+import { call, callError, callOk, startServer, textOf, type Harness } from './harness';
 
 describe('note tools on awkward notes', () => {
   let h: Harness;
@@ -42,5 +42,36 @@ describe('note tools on awkward notes', () => {
     assert.match(JSON.stringify(prompt.messages), /fix the frontmatter/);
     assert.match(await callError(h.client, 'update_note_metadata', { path: 'broken.md', metadata: { status: 'done' } }), /frontmatter is not valid YAML/);
     assert.equal(fs.readFileSync(path.join(h.workspace, 'broken.md'), 'utf8'), text, 'the note is left as it was');
+  });
+});
+
+describe('read_file ranges and binary files', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('read_file ranges always advance: a range too short for one character returns that whole character', async () => {
+    const text = 'é😀ab';
+    fs.writeFileSync(path.join(h.workspace, 'accents.md'), text);
+    let offset: number | null = 0;
+    const parts: string[] = [];
+    for (let calls = 0; offset !== null; calls++) {
+      assert.ok(calls < 10, 'reading on from nextOffset ends');
+      const r: { content: string; length: number; nextOffset: number | null } = await callOk(h.client, 'read_file', { path: 'accents.md', offset, length: 1 });
+      assert.ok(r.length > 0, `the range at ${offset} returned bytes`);
+      parts.push(r.content);
+      offset = r.nextOffset;
+    }
+    assert.deepEqual(parts, ['é', '😀', 'a', 'b']);
+    const inside = await callOk<{ content: string; offset: number }>(h.client, 'read_file', { path: 'accents.md', offset: 1, length: 1 });
+    assert.deepEqual([inside.content, inside.offset], ['😀', 2], 'a range starting inside a character starts at the next one');
+  });
+
+  it('read_file refuses a length over 1 MB with a clear argument error', async () => {
+    const result = await call(h.client, 'read_file', { path: 'ideas.md', length: 9e15 });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /length/);
   });
 });
