@@ -289,7 +289,12 @@ export class FileAccess {
     const { absolute, relative } = await this.guard.resolve(userPath);
     const stat = await this.statFile(absolute, relative);
     if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
-    return { path: relative, absolute, text: await fs.readFile(absolute, 'utf8') };
+    const bytes = await fs.readFile(absolute);
+    // The same test as read(): note tools on an image would otherwise analyse its bytes as text.
+    if (bytes.subarray(0, 8192).includes(0)) {
+      throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file, not a note; only text can be read.`, { path: relative });
+    }
+    return { path: relative, absolute, text: bytes.toString('utf8') };
   }
 
   private checkWritable(relative: string, content: string): number {

@@ -74,4 +74,11 @@ describe('read_file ranges and binary files', () => {
     assert.equal(result.isError, true);
     assert.match(textOf(result), /length/);
   });
+
+  it('note tools refuse binary files instead of analysing their bytes', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'pic.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
+    for (const tool of ['summarize_note', 'extract_tasks', 'get_note_metadata']) {
+      assert.match(await callError(h.client, tool, { path: 'pic.png' }), /binary file/, tool);
+    }
+  });
 });
