@@ -1,5 +1,6 @@
 // Reads config.json without side effects: parse, migrate in memory, validate, fall back to defaults.
 import fs from 'node:fs';
+import { parseJsonc } from './jsonc';
 import { migrateConfig } from './migrations';
 import { defaultConfig, type NotesConfig } from './schema';
 import { validateConfig } from './validate';
@@ -15,20 +16,31 @@ export interface ConfigLoad {
 export interface ConfigFileLoad extends ConfigLoad {
   /** The file's bytes, or undefined when it does not exist. */
   bytes?: Buffer;
+  /** The file's text without a byte order mark (when it exists). */
+  text?: string;
+  /** Why the file could not be parsed at all; the settings in it cannot be read (nor kept by an update). */
+  syntaxError?: string;
+  /** The parsed value as it is in the file (before migration), when it parsed. */
+  raw?: unknown;
   /** The migrated raw object (only when `migrated`), ready to be written back by the store. */
   migratedValue?: unknown;
   migrationNotes: string[];
 }
 
-/** Interprets the bytes of a config file. */
+/**
+ * Interprets the bytes of a config file: JSON with comments and trailing commas, like VS Code's settings
+ * files. An empty file holds no settings: the defaults, and no problem to report.
+ */
 export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
-  let raw: unknown;
-  try {
-    // A BOM is what some Windows editors write; JSON.parse would reject it.
-    raw = JSON.parse(bytes.toString('utf8').replace(/^\uFEFF/, ''));
-  } catch (err) {
-    return { config: defaultConfig(), problems: [`not valid JSON: ${(err as Error).message} (defaults used)`], migrated: false, bytes, migrationNotes: [] };
+  // A BOM is what some Windows editors write.
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (text.trim() === '') return { config: defaultConfig(), problems: [], migrated: false, bytes, text, migrationNotes: [] };
+  const parsed = parseJsonc(text);
+  if (!parsed.ok) {
+    const problem = `not valid JSON: ${parsed.error} (defaults used)`;
+    return { config: defaultConfig(), problems: [problem], migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [] };
   }
+  const raw = parsed.value;
   const migration = migrateConfig(raw);
   const { config, problems } = validateConfig(migration.value);
   return {
@@ -36,6 +48,8 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
     problems,
     migrated: migration.migrated,
     bytes,
+    text,
+    raw,
     migratedValue: migration.migrated ? migration.value : undefined,
     migrationNotes: migration.notes,
   };

@@ -208,6 +208,8 @@ export const developmentSchema = z
 
 export const configSchema = z
   .strictObject({
+    // Editors and JSON tooling point a file at its schema this way; it is not a setting, but it is allowed.
+    $schema: z.string().optional().describe('JSON Schema of this file, for editors; not a setting.'),
     version: z
       .string()
       .regex(/^\d+\.\d+\.\d+$/, 'must be a version such as 1.1.0')

@@ -4,9 +4,10 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { writeBackup, type BackupKind } from './backup';
-import { loadConfigFile } from './load';
+import { setInJsonc, type JsonPath } from './jsonc';
+import { loadConfigFile, type ConfigFileLoad } from './load';
 import { withFileLock } from './lock';
-import { deepMerge, type DeepPartial } from './merge';
+import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { configSchema, defaultConfig, type NotesConfig } from './schema';
 
 export interface ConfigLogger {
@@ -29,7 +30,7 @@ export interface ConfigStoreOptions {
   logger?: ConfigLogger;
   /** Quiet period before a watcher reads the changed file (ms). */
   debounceMs?: number;
-  /** Called once for each distinct invalid content of the file (the extension offers to open or reset it). */
+  /** Called when the file turns invalid (the extension offers to open or reset it); not again while it stays invalid. */
   onInvalid?: (report: ConfigReport) => void;
 }
 
@@ -57,7 +58,8 @@ export class ConfigStore {
   private readonly onInvalid?: (report: ConfigReport) => void;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<{ last: NotesConfig; cb: ConfigListener }>();
-  private lastInvalid?: string;
+  /** Since the file last turned invalid: the contents seen (each logged once) and the backup made then. */
+  private invalidSeen?: { contents: Set<string>; backupPath: string };
 
   constructor(options: ConfigStoreOptions) {
     this.file = path.resolve(options.file);
@@ -66,75 +68,102 @@ export class ConfigStore {
     this.onInvalid = options.onInvalid;
   }
 
-  /** The configuration in the file now (defaults when it is missing; invalid fields defaulted). */
-  async readConfig(): Promise<NotesConfig> {
-    return (await this.inspect()).config;
+  /**
+   * The configuration in the file now (defaults when it is missing; invalid fields defaulted). Never writes the
+   * file: with `migrate` (the extension's start and its commands, never a watcher, which would rewrite a file
+   * behind an open editor) an older file is migrated on disk, the original kept as a backup.
+   */
+  async readConfig(options: { migrate?: boolean } = {}): Promise<NotesConfig> {
+    return (await this.inspect(options)).config;
   }
 
   /**
-   * Reads the file and acts on what it finds: an older version is migrated and written back, the original
-   * kept as a backup; an invalid file is backed up and its reasons logged, and it is left as it is so that
-   * the user can fix it (or reset it).
+   * Reads the file and acts on what it finds: an invalid file is reported (logged; backed up and `onInvalid`
+   * called when it turns invalid) and left as it is for the user to fix or reset; with `migrate`, a valid file
+   * of an older version is written back migrated, the original kept as a backup.
    */
-  async inspect(): Promise<{ config: NotesConfig } & ConfigReport> {
-    return this.serialized(() => this.inspectNow());
+  async inspect(options: { migrate?: boolean } = {}): Promise<{ config: NotesConfig } & ConfigReport> {
+    return this.serialized(() => this.inspectNow(options.migrate === true));
   }
 
-  private async inspectNow(): Promise<{ config: NotesConfig } & ConfigReport> {
+  private async inspectNow(migrate: boolean): Promise<{ config: NotesConfig } & ConfigReport> {
     const load = loadConfigFile(this.file);
     const report: ConfigReport = { file: this.file, problems: load.problems, migrated: load.migrated };
-    if (!load.bytes || (!load.migrated && load.problems.length === 0)) {
-      this.lastInvalid = undefined;
-      return { config: load.config, ...report };
-    }
-    const kind: BackupKind = load.problems.length ? 'invalid' : 'pre-migration';
-    const backup = writeBackup(this.file, kind, load.bytes);
-    report.backupPath = backup.path;
-    // An invalid file is left exactly as it is for the user to fix; only a valid old file is rewritten migrated.
-    if (load.migrated && load.problems.length === 0) {
-      await withFileLock(this.file, () => this.write(load.migratedValue));
-      this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${load.migrationNotes.join('; ')}`);
-    }
+    if (load.problems.length === 0) this.invalidSeen = undefined;
+    if (!load.bytes) return { config: load.config, ...report };
     if (load.problems.length) {
-      const key = load.bytes.toString('base64');
-      if (this.lastInvalid !== key) {
-        this.lastInvalid = key;
-        this.logger.error(
-          `Configuration ${this.file} is invalid; the invalid values are replaced by defaults in memory (backup: ${backup.path}):\n  ${load.problems.join('\n  ')}`,
-        );
-        this.onInvalid?.(report);
-      }
-    } else {
-      this.lastInvalid = undefined;
+      this.reportInvalid(load.bytes, load.problems, report);
+    } else if (load.migrated && migrate) {
+      // An invalid file is left exactly as it is for the user to fix; only a valid old file is rewritten migrated.
+      const backup = writeBackup(this.file, 'pre-migration', load.bytes);
+      report.backupPath = backup.path;
+      await withFileLock(this.file, () => this.write(serializeConfig(load.migratedValue)));
+      this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${load.migrationNotes.join('; ')}`);
     }
     return { config: load.config, ...report };
   }
 
   /**
+   * An invalid file is backed up and announced when it turns invalid, not on every save while someone is still
+   * typing: later invalid contents are only logged, each once.
+   */
+  private reportInvalid(bytes: Buffer, problems: string[], report: ConfigReport): void {
+    const key = bytes.toString('base64');
+    if (this.invalidSeen?.contents.has(key)) {
+      report.backupPath = this.invalidSeen.backupPath;
+      return;
+    }
+    if (this.invalidSeen) {
+      this.invalidSeen.contents.add(key);
+      report.backupPath = this.invalidSeen.backupPath;
+      this.logger.warn(`Configuration ${this.file} is still invalid; the invalid values are replaced by defaults in memory:\n  ${problems.join('\n  ')}`);
+      return;
+    }
+    const backup = writeBackup(this.file, 'invalid', bytes);
+    report.backupPath = backup.path;
+    this.invalidSeen = { contents: new Set([key]), backupPath: backup.path };
+    this.logger.error(
+      `Configuration ${this.file} is invalid; the invalid values are replaced by defaults in memory (backup: ${backup.path}):\n  ${problems.join('\n  ')}`,
+    );
+    this.onInvalid?.(report);
+  }
+
+  /**
    * Deep-merges `partial` into the configuration (objects merge, arrays replace), validates the result and
-   * writes it atomically. An invalid result is rejected with CONFIG_INVALID and the file is left untouched.
+   * writes it atomically. Only the fields named in `partial` change in the file: comments, formatting, unknown
+   * keys and other values stay as they are. An invalid result is rejected with CONFIG_INVALID and the file is
+   * left untouched; so is a file that is not JSON at all (its settings could not be kept): fix or reset it first.
    */
   async updateConfig(partial: DeepPartial<NotesConfig>): Promise<NotesConfig> {
-    return this.change((current) => {
-      const merged = deepMerge(current, partial);
+    return this.change((load) => {
+      if (load.syntaxError) {
+        throw new NotesError(
+          'CONFIG_INVALID',
+          `Configuration ${this.file} is not valid JSON (${load.syntaxError}), so its settings cannot be kept: fix the file ` +
+            '("Notes: Open Configuration") or reset it to the defaults, then try again. Nothing was written.',
+          { reasons: [load.syntaxError] },
+        );
+      }
+      const merged = deepMerge(load.config, partial);
       const parsed = configSchema.safeParse(merged);
       if (!parsed.success) {
         const reasons = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
         throw new NotesError('CONFIG_INVALID', `Configuration update rejected: ${reasons.join('; ')}`, { reasons });
       }
-      return parsed.data;
+      return { config: parsed.data, ...updatedFile(load, partial, parsed.data) };
     });
   }
 
   /** Writes the defaults; the previous file is kept as a backup. */
   async resetConfig(): Promise<NotesConfig> {
-    return this.change(
-      () => defaultConfig(),
-      (bytes) => {
-        const backup = writeBackup(this.file, 'pre-reset', bytes);
+    return this.change((load) => {
+      if (load.bytes) {
+        const backup = writeBackup(this.file, 'pre-reset', load.bytes);
         this.logger.info(`Configuration reset to defaults (previous file kept in ${backup.path})`);
-      },
-    );
+      }
+      const config = defaultConfig();
+      return { config, text: serializeConfig(config) };
+    });
   }
 
   /**
@@ -192,25 +221,24 @@ export class ConfigStore {
   }
 
   /** Read-modify-write under both locks; listeners hear of the change before the promise resolves. */
-  private async change(compute: (current: NotesConfig) => NotesConfig, before?: (bytes: Buffer) => void): Promise<NotesConfig> {
+  private async change(compute: (load: ConfigFileLoad) => { config: NotesConfig; text: string; backup?: BackupKind }): Promise<NotesConfig> {
     const next = await this.serialized(() =>
       withFileLock(this.file, async () => {
         const load = loadConfigFile(this.file);
-        const next = compute(load.config);
-        if (load.bytes && before) before(load.bytes);
-        // The file being replaced is kept when it held something a user may want back.
-        else if (load.bytes && (load.problems.length || load.migrated)) writeBackup(this.file, load.problems.length ? 'invalid' : 'pre-migration', load.bytes);
-        await this.write(next);
-        return next;
+        const { config, text, backup } = compute(load);
+        // A file rewritten as a whole is kept when it held something a user may want back.
+        if (backup && load.bytes) writeBackup(this.file, backup, load.bytes);
+        if (!load.bytes?.equals(Buffer.from(text, 'utf8'))) await this.write(text);
+        return config;
       }),
     );
     for (const entry of this.listeners) this.notify(entry, next);
     return next;
   }
 
-  private async write(value: unknown): Promise<void> {
+  private async write(text: string): Promise<void> {
     await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
-    await writeFileAtomic(this.file, serializeConfig(value), { encoding: 'utf8' });
+    await writeFileAtomic(this.file, text, { encoding: 'utf8' });
   }
 
   private serialized<T>(fn: () => Promise<T>): Promise<T> {
@@ -218,6 +246,43 @@ export class ConfigStore {
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The paths of the values an update sets: objects are walked into, anything else is set whole. */
+function leafPaths(patch: unknown, prefix: JsonPath = []): JsonPath[] {
+  if (!isPlainObject(patch)) return prefix.length ? [prefix] : [];
+  return Object.entries(patch).flatMap(([key, value]) => (value === undefined ? [] : leafPaths(value, [...prefix, key])));
+}
+
+function valueAt(root: unknown, path: JsonPath): unknown {
+  return path.reduce<unknown>((node, key) => (isPlainObject(node) ? node[String(key)] : undefined), root);
+}
+
+function setAt(root: Record<string, unknown>, path: JsonPath, value: unknown): void {
+  let node = root;
+  for (const key of path.slice(0, -1).map(String)) {
+    if (!isPlainObject(node[key])) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[String(path[path.length - 1])] = value;
+}
+
+/**
+ * The file's new text after an update: the changed fields set in place. A missing or empty file gets the whole
+ * configuration; an older file is rewritten migrated (its comments cannot follow the moved keys), unknown keys
+ * kept, the original backed up; a file whose root is not an object holds nothing to keep and is replaced.
+ */
+function updatedFile(load: ConfigFileLoad, patch: unknown, next: NotesConfig): { text: string; backup?: BackupKind } {
+  if (load.text === undefined || load.text.trim() === '') return { text: serializeConfig(next) };
+  if (!isPlainObject(load.raw)) return { text: serializeConfig(next), backup: 'invalid' };
+  const paths = leafPaths(patch);
+  if (load.migrated && isPlainObject(load.migratedValue)) {
+    const raw = structuredClone(load.migratedValue);
+    for (const p of paths) setAt(raw, p, valueAt(next, p));
+    return { text: serializeConfig(raw), backup: 'pre-migration' };
+  }
+  const bom = load.bytes?.[0] === 0xef && load.bytes[1] === 0xbb && load.bytes[2] === 0xbf ? '\uFEFF' : '';
+  return { text: bom + setInJsonc(load.text, paths, (p) => valueAt(next, p)) };
 }
 
 export function createConfigStore(options: ConfigStoreOptions): ConfigStore {

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { MAX_BACKUPS_PER_KIND } from '../../core/config/backup';
 import { MIGRATIONS } from '../../core/config/migrations';
 import { CONFIG_VERSION, configSchema } from '../../core/config/schema';
 import { SHORTCUT_COMMANDS } from '../../core/config/shortcuts';
@@ -93,6 +94,9 @@ One JSON file drives the notes app, the extension and the MCP server alike:
 | Linux | \`~/.config/com.notesapp.app/config.json\` (\`$XDG_CONFIG_HOME\` is honoured) |
 | any | \`NOTESAPP_CONFIG_PATH\` (an absolute path) overrides the above; the server also takes \`--config PATH\` |
 
+**Format.** JSON with comments, like VS Code's own settings files: \`//\` and \`/* */\` comments and trailing commas are
+allowed, and so is a \`"$schema"\` key. An empty file holds no settings (the defaults).
+
 **Editing.** "Notes: Open Configuration" opens the file (creating it with the defaults when missing) in VS Code's
 JSON editor, which completes field names, shows each field's description on hover and marks out-of-range or
 unknown values, from \`media/config.schema.json\` (generated from the zod schema at build time). The platform path is
@@ -106,17 +110,23 @@ server uses.
 
 - **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
   result is validated first; an invalid update is rejected with \`CONFIG_INVALID\` naming the field and the file is not
-  touched. Writes are atomic (temp file + rename). Updates within one process run one after another; between processes
+  touched. Only the fields an update names change in the file: comments, formatting, key order, unknown keys and other
+  values (invalid ones too) stay as they are. A file that is not JSON at all is not updated (its settings could not be
+  kept): the update is refused with \`CONFIG_INVALID\` saying where the syntax error is; fix the file or reset it.
+  Writes are atomic (temp file + rename). Updates within one process run one after another; between processes
   (the extension, a server, a second window) a lock file \`config.json.lock\` (taken over after 10 s if its owner
   crashed) makes each read-merge-write a unit, so concurrent updates never lose one another. An external editor that
   saves without the lock can still race an update; its change is then seen by \`watchConfig\` like any edit.
 - **Watching** reports changes made through the store at once and changes by any other program after 100 ms of quiet,
   with \`(newConfig, oldConfig)\`; a write that leaves the configuration equal is not reported.
 - **Reset** writes the defaults; the previous file is kept as \`config.json.pre-reset-<timestamp>.bak\`.
-- **Invalid file** (not JSON, or against the schema): the reasons are logged (Notes output channel / server stderr), the
-  file is copied byte for byte to \`config.json.invalid-<timestamp>.bak\` beside it (a new name each time, never
-  overwriting an earlier backup; an identical backup is reused), and VS Code offers **Open Configuration** and
-  **Reset to Defaults**. The file itself is left as it is for you to fix; the next update writes a valid file.
+- **Invalid file** (not JSON, or against the schema): the reasons are logged (Notes output channel / server stderr), and
+  when the file turns invalid it is copied byte for byte to \`config.json.invalid-<timestamp>.bak\` beside it (a new name
+  each time, never overwriting an earlier backup; an identical backup is reused) and VS Code offers **Open
+  Configuration** and **Reset to Defaults**. While it stays invalid (saving half-typed values one after another) each new
+  content is only logged: no more backups, no more notices, until it has been valid again. Of each kind of backup
+  (\`invalid\`, \`pre-migration\`, \`pre-reset\`) the newest ${MAX_BACKUPS_PER_KIND} are kept. The file itself is left as it
+  is for you to fix; an update changes only the fields it names (see above).
 - **Partially invalid file**: only what is invalid falls back to its default; everything valid is kept. An out-of-range
   \`editor.fontSize\` gives \`16\` while the rest of \`editor\` stays; an unknown key (a typo such as \`fontsize\`) is ignored and
   reported; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that
@@ -130,8 +140,8 @@ server uses.
 ### Migrations
 
 A file older than the current version (\`${CONFIG_VERSION}\`, or with no \`version\`) is migrated step by step: in memory
-when the server reads it, and written back by the extension, which keeps the original as
-\`config.json.pre-migration-<timestamp>.bak\` (a file that is also invalid is not rewritten: it is backed up as invalid
+whenever it is read, and written back (reformatted, comments not kept) only when the extension starts, or by an update,
+never while you edit it, keeping the original as \`config.json.pre-migration-<timestamp>.bak\` (a file that is also invalid is not rewritten: it is backed up as invalid
 and left for you to fix, while its values are used migrated). Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
 \`CONFIG_VERSION\`.
 

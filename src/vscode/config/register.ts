@@ -34,7 +34,8 @@ export function registerConfiguration(context: vscode.ExtensionContext, log: vsc
   registerConfigCommands(context, store, applied, log);
   const stop = store.watchConfig((config) => void applied.apply(config));
   context.subscriptions.push({ dispose: stop });
-  const ready = store.readConfig().then(
+  // Start-up is where an older file is migrated on disk; the watcher below never writes the file.
+  const ready = store.readConfig({ migrate: true }).then(
     (config) => (applied.enabled === undefined ? firstTimeInFolder(applied, config, log) : applied.apply(config)),
     (err) => log.error(`Reading the configuration failed: ${(err as Error).message}`),
   );

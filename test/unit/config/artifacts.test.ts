@@ -28,6 +28,14 @@ describe('config artifacts (JSON Schema, README section)', () => {
     assert.throws(() => withConfigSection('# no markers'), /markers/);
   });
 
+  it('the JSON Schema allows a "$schema" key (editors add one) but no other unknown key', () => {
+    const schema = configJsonSchema() as Json;
+    assert.equal(schema.additionalProperties, false);
+    assert.equal(schema.properties.$schema.type, 'string');
+    assert.ok(!(schema.required ?? []).includes('$schema'));
+    assert.equal(configSchema.safeParse({ $schema: './config.schema.json' }).success, true);
+  });
+
   it('the README lists every field with its default and constraint', () => {
     const section = renderConfigSection();
     const d = defaultConfig();

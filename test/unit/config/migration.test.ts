@@ -106,7 +106,7 @@ describe('config migration', () => {
     fs.writeFileSync(tmp.file, original);
     const logger = recordingLogger();
     const store = new ConfigStore({ file: tmp.file, logger });
-    const config = await store.readConfig();
+    const config = await store.readConfig({ migrate: true });
     assert.equal(config.security.maxFileSize, 2048);
     const onDisk = readJson(tmp.file);
     assert.equal(onDisk.version, CONFIG_VERSION);
@@ -117,7 +117,30 @@ describe('config migration', () => {
     assert.match(backups[0], /^config\.json\.pre-migration-/);
     assert.ok(fs.readFileSync(`${tmp.dir}/${backups[0]}`).equals(original));
     assert.ok(logger.lines.some((l) => l.startsWith('info') && l.includes('migrated')));
-    await store.readConfig();
+    await store.readConfig({ migrate: true });
     assert.equal(backupsIn(tmp.dir).length, 1, 'a migrated file is not migrated again');
+  });
+
+  it('a watcher never rewrites the file: an old file saved in an editor stays as it is, its values migrated in memory', async () => {
+    const store = new ConfigStore({ file: tmp.file, debounceMs: 20 });
+    const seen: number[] = [];
+    let heard!: () => void;
+    const changed = new Promise<void>((resolve) => (heard = resolve));
+    const stop = store.watchConfig((config) => {
+      seen.push(config.editor.fontSize);
+      heard();
+    });
+    try {
+      // As saved by someone typing in the file: no version, a flat legacy key, a comment.
+      const text = '{\n  // bigger letters\n  "fontSize": 21\n}\n';
+      fs.writeFileSync(tmp.file, text);
+      await changed;
+      assert.deepEqual(seen, [21], 'the migrated value reaches the listener');
+      assert.equal(await store.readConfig().then((c) => c.editor.fontSize), 21);
+      assert.equal(fs.readFileSync(tmp.file, 'utf8'), text, 'the file is left exactly as saved');
+      assert.deepEqual(backupsIn(tmp.dir), []);
+    } finally {
+      stop();
+    }
   });
 });

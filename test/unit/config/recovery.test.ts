@@ -1,11 +1,12 @@
 // Invalid config files: reasons logged, byte-for-byte backup beside the file, defaults in memory (spec 3).
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { writeBackup } from '../../../src/core/config/backup';
+import { MAX_BACKUPS_PER_KIND, writeBackup } from '../../../src/core/config/backup';
+import { NotesError } from '../../../src/core/errors';
 import { loadConfigFile } from '../../../src/core/config/load';
 import { defaultConfig } from '../../../src/core/config/schema';
 import { ConfigStore, type ConfigReport } from '../../../src/core/config/store';
-import { backupsIn, readJson, recordingLogger, tempConfigDir } from './helpers';
+import { backupsIn, recordingLogger, tempConfigDir } from './helpers';
 
 describe('config recovery from an invalid file', () => {
   let tmp: ReturnType<typeof tempConfigDir>;
@@ -13,8 +14,8 @@ describe('config recovery from an invalid file', () => {
   afterEach(() => tmp.cleanup());
 
   it('bad JSON: logs why, backs it up byte for byte, uses the defaults and leaves the file for the user to fix', async () => {
-    // A BOM-less file with odd bytes (CRLF, non-ASCII, trailing comma) must come back exactly.
-    const original = Buffer.from('{\r\n  "theme": "dark",\r\n  "editor": { "fontFamily": "Noto Sans – ünïcode" },\r\n}\r\n', 'utf8');
+    // A BOM-less file with odd bytes (CRLF, non-ASCII, a missing comma) must come back exactly.
+    const original = Buffer.from('{\r\n  "theme": "dark"\r\n  "editor": { "fontFamily": "Noto Sans – ünïcode" },\r\n}\r\n', 'utf8');
     fs.writeFileSync(tmp.file, original);
     const logger = recordingLogger();
     const reports: ConfigReport[] = [];
@@ -28,7 +29,7 @@ describe('config recovery from an invalid file', () => {
     assert.ok(fs.readFileSync(tmp.file).equals(original), 'the invalid file itself is not touched');
     assert.equal(logger.lines.length, 1);
     assert.match(logger.lines[0], /^error Configuration .* is invalid/);
-    assert.match(logger.lines[0], /not valid JSON/);
+    assert.match(logger.lines[0], /not valid JSON: CommaExpected at line 3, column 3/);
     assert.equal(reports.length, 1);
     assert.equal(reports[0].backupPath, `${tmp.dir}/${backups[0]}`);
   });
@@ -54,20 +55,40 @@ describe('config recovery from an invalid file', () => {
     assert.equal(reports.length, 1);
   });
 
-  it('a different invalid content gets a new backup; the earlier one is never overwritten', async () => {
-    const store = new ConfigStore({ file: tmp.file });
-    fs.writeFileSync(tmp.file, '{"editor": {"fontSize": 99}}');
-    await store.readConfig();
+  it('while the file stays invalid (someone typing and saving) there is one backup and one notice; turning invalid again makes a new one', async () => {
+    const logger = recordingLogger();
+    const reports: ConfigReport[] = [];
+    const store = new ConfigStore({ file: tmp.file, logger, onInvalid: (r) => reports.push(r) });
+    const halfTyped = ['{"editor": {"fontSize": 9', '{"editor": {"fontSize": 99', '{"editor": {"fontSize": 99}', '{"editor": {"fontSize": 99}}'];
+    for (let round = 0; round < 10; round++) {
+      for (const text of halfTyped) {
+        fs.writeFileSync(tmp.file, `${text}${' '.repeat(round + 1)}`);
+        await store.readConfig();
+      }
+    }
     const [first] = backupsIn(tmp.dir);
-    const firstBytes = fs.readFileSync(`${tmp.dir}/${first}`);
+    assert.equal(backupsIn(tmp.dir).length, 1, 'one backup for the whole invalid stretch');
+    assert.equal(reports.length, 1, 'one notice');
+    assert.equal(fs.readFileSync(`${tmp.dir}/${first}`, 'utf8'), '{"editor": {"fontSize": 9 ', 'the backup holds the content that first made it invalid');
+    assert.equal(logger.lines.filter((l) => l.startsWith('error')).length, 1);
+    // Valid again, then invalid with new content: a new backup and notice; the first backup is never overwritten.
+    fs.writeFileSync(tmp.file, '{"editor": {"fontSize": 20}}');
+    await store.readConfig();
     fs.writeFileSync(tmp.file, '{"editor": {"fontSize": 100}}');
     await store.readConfig();
     const after = backupsIn(tmp.dir);
     assert.equal(after.length, 2);
-    assert.ok(after.includes(first));
-    assert.ok(fs.readFileSync(`${tmp.dir}/${first}`).equals(firstBytes));
-    const second = after.find((n) => n !== first)!;
-    assert.equal(fs.readFileSync(`${tmp.dir}/${second}`, 'utf8'), '{"editor": {"fontSize": 100}}');
+    assert.equal(fs.readFileSync(`${tmp.dir}/${first}`, 'utf8'), '{"editor": {"fontSize": 9 ');
+    assert.equal(fs.readFileSync(`${tmp.dir}/${after.find((n) => n !== first)!}`, 'utf8'), '{"editor": {"fontSize": 100}}');
+    assert.equal(reports.length, 2);
+  });
+
+  it(`keeps at most ${MAX_BACKUPS_PER_KIND} backups of a kind, removing the oldest`, () => {
+    const written = Array.from({ length: MAX_BACKUPS_PER_KIND + 3 }, (_, i) =>
+      writeBackup(tmp.file, 'invalid', Buffer.from(`content ${i}`), new Date(Date.UTC(2026, 0, 1, 0, 0, i))).path,
+    );
+    assert.deepEqual(backupsIn(tmp.dir).map((n) => `${tmp.dir}/${n}`), written.slice(3));
+    assert.equal(fs.readFileSync(written[written.length - 1], 'utf8'), `content ${MAX_BACKUPS_PER_KIND + 2}`);
   });
 
   it('two backups within the same millisecond get distinct names', () => {
@@ -79,18 +100,35 @@ describe('config recovery from an invalid file', () => {
     assert.equal(fs.readFileSync(b.path, 'utf8'), 'b');
   });
 
-  it('an update after recovery writes a valid file; the invalid one stays in its backup', async () => {
-    const original = '{"theme": "purple", "editor": {"fontSize": 20}}';
+  it('an update of a partly invalid file changes only the named field: the other values, invalid ones too, stay for the user', async () => {
+    const original = '{\n  // my settings\n  "version": "1.1.0",\n  "theme": "purple",\n  "editor": {"fontSize": 20},\n  "myNote": "keep me",\n}\n';
     fs.writeFileSync(tmp.file, original);
     const store = new ConfigStore({ file: tmp.file });
-    await store.updateConfig({ ui: { showStatusBar: false } });
-    const onDisk = readJson(tmp.file) as { theme: string; editor: { fontSize: number }; ui: { showStatusBar: boolean } };
-    assert.equal(onDisk.theme, 'system', 'the invalid value was replaced by its default');
-    assert.equal(onDisk.editor.fontSize, 20, 'the valid value was kept');
-    assert.equal(onDisk.ui.showStatusBar, false);
-    const backups = backupsIn(tmp.dir);
-    assert.equal(backups.length, 1);
-    assert.equal(fs.readFileSync(`${tmp.dir}/${backups[0]}`, 'utf8'), original);
+    const result = await store.updateConfig({ ui: { showStatusBar: false } });
+    assert.equal(result.ui.showStatusBar, false);
+    assert.equal(result.theme, 'system', 'in memory the invalid value still has its default');
+    const text = fs.readFileSync(tmp.file, 'utf8');
+    assert.match(text, /\/\/ my settings/, 'comments are kept');
+    assert.match(text, /"theme": "purple"/, 'the invalid value is not silently replaced');
+    assert.match(text, /"myNote": "keep me"/, 'unknown keys are kept');
+    assert.equal(loadConfigFile(tmp.file).config.ui.showStatusBar, false);
+    assert.equal(loadConfigFile(tmp.file).config.editor.fontSize, 20);
+  });
+
+  it('refuses to update a file that is not JSON at all, naming where, and writes nothing', async () => {
+    const original = '{\n  "theme": "dark"\n  "editor": {"fontSize": 20}\n}\n';
+    fs.writeFileSync(tmp.file, original);
+    const store = new ConfigStore({ file: tmp.file });
+    await assert.rejects(store.updateConfig({ editor: { tabSize: 8 } }), (err: NotesError) => {
+      assert.equal(err.code, 'CONFIG_INVALID');
+      assert.match(err.message, /is not valid JSON \(CommaExpected at line 3, column 3\).*fix the file .*or reset it/);
+      return true;
+    });
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), original);
+    // Reset is the way out, and it keeps the broken file as a backup.
+    await store.resetConfig();
+    assert.deepEqual(loadConfigFile(tmp.file).config, defaultConfig());
+    assert.ok(backupsIn(tmp.dir).some((n) => fs.readFileSync(`${tmp.dir}/${n}`, 'utf8') === original));
   });
 
   describe('partial invalidity: invalid fields default, valid ones are kept', () => {

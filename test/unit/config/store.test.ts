@@ -34,6 +34,49 @@ describe('config store', () => {
     });
   });
 
+  describe('JSON with comments, like VS Code settings files', () => {
+    const commented = [
+      '{',
+      '  "$schema": "./config.schema.json",',
+      '  // Notes look better in a serif.',
+      '  "version": "1.1.0",',
+      '  "editor": {',
+      '    "fontFamily": "Georgia", /* block comment */',
+      '    "fontSize": 18,',
+      '  },',
+      '}',
+      '',
+    ].join('\n');
+
+    it('reads comments, trailing commas and a "$schema" key without a problem', async () => {
+      fs.writeFileSync(tmp.file, commented);
+      const reports: unknown[] = [];
+      const s = new ConfigStore({ file: tmp.file, onInvalid: (r) => reports.push(r) });
+      const result = await s.inspect();
+      assert.deepEqual(result.problems, []);
+      assert.equal(result.config.editor.fontFamily, 'Georgia');
+      assert.equal(result.config.editor.fontSize, 18);
+      assert.deepEqual(reports, []);
+      assert.deepEqual(backupsIn(tmp.dir), []);
+    });
+
+    it('an update edits the file in place: comments, "$schema", order and unknown keys stay', async () => {
+      fs.writeFileSync(tmp.file, commented.replace('"version"', '"myOwnNote": "hi",\n  "version"'));
+      await store.updateConfig({ editor: { fontSize: 20 }, ui: { showStatusBar: false } });
+      const text = fs.readFileSync(tmp.file, 'utf8');
+      assert.match(text, /\/\/ Notes look better in a serif\./);
+      assert.match(text, /\/\* block comment \*\//);
+      assert.match(text, /"\$schema": "\.\/config\.schema\.json"/);
+      assert.match(text, /"myOwnNote": "hi"/);
+      assert.match(text, /"fontSize": 20/);
+      const config = await store.readConfig();
+      assert.equal(config.editor.fontSize, 20);
+      assert.equal(config.ui.showStatusBar, false);
+      assert.equal(config.editor.fontFamily, 'Georgia');
+      assert.ok(text.indexOf('"$schema"') < text.indexOf('"version"') && text.indexOf('"version"') < text.indexOf('"editor"'), 'order kept');
+    });
+  });
+
   describe('updateConfig', () => {
     it('deep-merges into the file: siblings and other sections survive', async () => {
       fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', editor: { fontSize: 20, fontFamily: 'Georgia' }, theme: 'dark' }));

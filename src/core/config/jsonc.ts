@@ -1,0 +1,65 @@
+// config.json is JSON with comments (like VS Code's own settings files): parsing, and edits that keep the rest.
+import { applyEdits, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js';
+
+export type JsoncParse = { ok: true; value: unknown } | { ok: false; error: string };
+
+const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false };
+
+function position(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `line ${line}, column ${column}`;
+}
+
+/** Parses JSON that may hold comments and trailing commas; anything else is an error that says where. */
+export function parseJsonc(text: string): JsoncParse {
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, PARSE_OPTIONS);
+  if (errors.length === 0 && tree) return { ok: true, value: valueOf(tree) };
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return { ok: false, error: `${printParseErrorCode(first.error)} at ${position(text, first.offset)}${more}` };
+}
+
+/**
+ * The value of a parse tree node, with every key an own property like JSON.parse makes it: a plain assignment
+ * of a "__proto__" key would replace the object's prototype instead.
+ */
+function valueOf(node: Node): unknown {
+  if (node.type === 'array') return (node.children ?? []).map(valueOf);
+  if (node.type !== 'object') return node.value as unknown;
+  const out: Record<string, unknown> = {};
+  for (const property of node.children ?? []) {
+    const [key, value] = property.children ?? [];
+    if (!key || !value) continue;
+    Object.defineProperty(out, String(key.value), { value: valueOf(value), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+export type JsonPath = (string | number)[];
+
+/**
+ * Sets each value at its path in the text, leaving comments, formatting, order and every other key as they
+ * are. A path whose parent is not an object (e.g. `"editor": 5`) sets the nearest ancestor that can be set;
+ * `valueAt` gives the value for any prefix of a path.
+ */
+export function setInJsonc(text: string, paths: readonly JsonPath[], valueAt: (path: JsonPath) => unknown): string {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
+  const formattingOptions = { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol };
+  let out = text;
+  for (const path of paths) {
+    for (let length = path.length; length > 0; length--) {
+      const prefix = path.slice(0, length);
+      try {
+        out = applyEdits(out, modify(out, prefix, valueAt(prefix), { formattingOptions }));
+        break;
+      } catch {
+        // the parent of `prefix` is not an object: try one level up
+      }
+    }
+  }
+  return out;
+}
