@@ -76,7 +76,8 @@ function runAndKill(workspace: string, home: string, firstVersion: number): Prom
 }
 
 describe('crash safety over real stdio', function () {
-  this.timeout(120_000);
+  // 200 kills take about a minute on a loaded machine; the work is bounded by KILLS, the budget leaves room.
+  this.timeout(300_000);
   let tmp: string;
 
   before(() => {

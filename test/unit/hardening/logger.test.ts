@@ -75,10 +75,14 @@ describe('server logs over real stdio', function () {
   this.timeout(20_000);
   const SECRET = 'sk-test-SECRET-0123456789';
   let server: RawServer;
-  afterEach(() => server.stop());
+  let home: string;
+  afterEach(async () => {
+    await server.stop();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
 
   it('logs method, duration and outcome to ~/.notesapp/logs/mcp-server.log and stderr, never stdout, never the apiKey', async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-cfg-'));
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-cfg-'));
     const config = path.join(home, 'config.json');
     fs.writeFileSync(
       config,
@@ -98,6 +102,5 @@ describe('server logs over real stdio', function () {
     assert.match(log, /\[warn\] bad input: line of 8 bytes is not JSON/);
     assert.ok(!log.includes(SECRET) && !server.stderr.includes(SECRET), 'the apiKey is never logged');
     assert.deepEqual(server.strayStdout, []);
-    fs.rmSync(home, { recursive: true, force: true });
   });
 });

@@ -111,11 +111,16 @@ export class RawServer {
     });
   }
 
-  /** Resolves when stderr contains `pattern`. */
-  waitForStderr(pattern: RegExp): Promise<void> {
-    return new Promise((resolve) => {
+  /** Resolves when stderr contains `pattern`; rejects after `ms` (stderr and stdout are separate pipes, in any order). */
+  waitForStderr(pattern: RegExp, ms = 10_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.events.off('stderr', check);
+        reject(new Error(`stderr did not show ${pattern} within ${ms} ms; stderr:\n${this.stderr.slice(-2000)}`));
+      }, ms);
       const check = (): void => {
         if (pattern.test(this.stderr)) {
+          clearTimeout(timer);
           this.events.off('stderr', check);
           resolve();
         }
