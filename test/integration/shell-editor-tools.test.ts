@@ -53,6 +53,39 @@ describe('shell: editor tools through the server the extension started', functio
     }
   });
 
+  it('with several editors visible and none focused, editor tools refuse instead of guessing which one', async () => {
+    const first = await openScratchNote('# First\n');
+    const second = await openScratchNote('# Second\n');
+    let panel: vscode.WebviewPanel | undefined;
+    try {
+      await vscode.window.showTextDocument(first.editor.document, { viewColumn: vscode.ViewColumn.One, preview: false });
+      await vscode.window.showTextDocument(second.editor.document, { viewColumn: vscode.ViewColumn.Three, preview: false });
+      // A webview takes the focus: both text editors stay visible, none of them is active.
+      const unfocused = new Promise<void>((resolve) => {
+        const sub = vscode.window.onDidChangeActiveTextEditor((e) => {
+          if (e) return;
+          sub.dispose();
+          resolve();
+        });
+      });
+      panel = vscode.window.createWebviewPanel('notesapp.test', 'Not a text editor', { viewColumn: vscode.ViewColumn.Two, preserveFocus: false });
+      if (vscode.window.activeTextEditor) await unfocused;
+      const visible = vscode.window.visibleTextEditors.filter((e) => e.document.uri.scheme === 'file').length;
+      assert.ok(visible >= 2, `two notes are visible (${visible})`);
+      const got = await api.callTool('get_editor_content');
+      assert.equal(got.isError, true, JSON.stringify(got));
+      assert.match(resultText(got), /none has focus/);
+      const set = await api.callTool('set_editor_content', { content: 'replaced' });
+      assert.equal(set.isError, true, JSON.stringify(set));
+      assert.equal(first.editor.document.getText(), '# First\n');
+      assert.equal(second.editor.document.getText(), '# Second\n');
+    } finally {
+      panel?.dispose();
+      await second.dispose();
+      await first.dispose();
+    }
+  });
+
   it('"Notes: Run MCP Tool…" with a tool name and arguments shows the result in a readable document', async () => {
     const note = await openScratchNote(ORIGINAL);
     try {

@@ -6,12 +6,21 @@ import { BridgeErrorCodes, type EditorContent, type EditResult } from '../../cor
 // Output and debug-console panes are text editors too, but never what a user means by "the editor".
 const NON_EDITOR_SCHEMES = new Set(['output', 'debug', 'vscode-terminal']);
 
-/** The active text editor; when focus sits in a panel or chat view, the single visible editor still counts. */
+/**
+ * The active text editor; when focus sits in a panel or chat view, the visible editor counts only if it is the
+ * only one: with several side by side, guessing could read or replace a document the user did not mean.
+ */
 export function targetEditor(): vscode.TextEditor {
   const active = vscode.window.activeTextEditor;
   if (active && !NON_EDITOR_SCHEMES.has(active.document.uri.scheme)) return active;
   const visible = vscode.window.visibleTextEditors.filter((e) => !NON_EDITOR_SCHEMES.has(e.document.uri.scheme));
-  if (visible.length >= 1) return visible[0];
+  if (visible.length === 1) return visible[0];
+  if (visible.length > 1) {
+    throw new ResponseError(
+      BridgeErrorCodes.noActiveEditor,
+      `No active text editor: ${visible.length} editors are visible and none has focus. Click into the note to use, then try again.`,
+    );
+  }
   throw new ResponseError(BridgeErrorCodes.noActiveEditor, 'No text editor is open in VS Code. Open a note and try again.');
 }
 
