@@ -109,6 +109,9 @@ export class RateLimiter {
   }
 }
 
+/** Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer delay fires after 1 ms instead. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /**
  * Limits from the command line (`--rate-limit N`, `--timeout-ms N`, for benchmarks) and, with test hooks on,
  * NOTESAPP_TEST_RATE_WINDOW_MS so a test need not wait a minute. Throws a message for a bad value.
@@ -118,18 +121,19 @@ export function limitsFromFlags(
   env: NodeJS.ProcessEnv,
   testHooks: boolean,
 ): ServerLimits {
-  const positive = (name: string, text: string | undefined, fallback: number): number => {
+  const positive = (name: string, text: string | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
     if (text === undefined) return fallback;
     const n = Number(text);
     if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive whole number, got "${text}"`);
+    if (n > max) throw new Error(`${name} must be at most ${max}, got "${text}"`);
     return n;
   };
   return {
     ...DEFAULT_LIMITS,
     rateLimit: positive('--rate-limit', flags['rate-limit'], DEFAULT_LIMITS.rateLimit),
-    timeoutMs: positive('--timeout-ms', flags['timeout-ms'], DEFAULT_LIMITS.timeoutMs),
+    timeoutMs: positive('--timeout-ms', flags['timeout-ms'], DEFAULT_LIMITS.timeoutMs, MAX_TIMER_MS),
     rateWindowMs: testHooks
-      ? positive('NOTESAPP_TEST_RATE_WINDOW_MS', env.NOTESAPP_TEST_RATE_WINDOW_MS, DEFAULT_LIMITS.rateWindowMs)
+      ? positive('NOTESAPP_TEST_RATE_WINDOW_MS', env.NOTESAPP_TEST_RATE_WINDOW_MS, DEFAULT_LIMITS.rateWindowMs, MAX_TIMER_MS)
       : DEFAULT_LIMITS.rateWindowMs,
   };
 }

@@ -41,6 +41,13 @@ describe('limitsFromFlags', () => {
       assert.throws(() => limitsFromFlags({ 'rate-limit': bad }, {}, false), /--rate-limit must be a positive whole number/);
     }
   });
+
+  it('refuses a timeout longer than a timer can wait (Node would fire it after 1 ms, timing out every request)', () => {
+    assert.equal(limitsFromFlags({ 'timeout-ms': '2147483647' }, {}, false).timeoutMs, 2_147_483_647);
+    for (const tooLong of ['2147483648', '9007199254740991']) {
+      assert.throws(() => limitsFromFlags({ 'timeout-ms': tooLong }, {}, false), /--timeout-ms must be at most 2147483647, got/);
+    }
+  });
 });
 
 describe('rate limit over real stdio', function () {
