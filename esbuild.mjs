@@ -3,6 +3,7 @@ import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { lazyModules } from './server/lazy-modules.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -46,6 +47,8 @@ const builds = [
     ...common,
     entryPoints: { 'server-core': 'server/main.ts' },
     outdir: 'dist',
+    // Note parsing and the editor bridge load on first use, not at every start.
+    plugins: [lazyModules()],
   },
 ];
 

@@ -1,4 +1,5 @@
 // Process entry: argv/env -> configuration and workspace -> createNotesServer -> stdio transport.
+import './fast-start'; // first: settings that must precede every other module's start-up code
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

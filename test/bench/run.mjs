@@ -32,7 +32,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bench-'));
 const configPath = path.join(tmp, 'config.json');
 // Results uncapped so that both sides return every match; the rate limit and timeout raised by the server's
 // benchmark-only flags.
-fs.writeFileSync(configPath, JSON.stringify({ search: { maxResults: 10_000_000 } }));
+fs.writeFileSync(configPath, JSON.stringify({ search: { maxResults: 100_000 } }));
 const serverFlags = ['--config', configPath, '--rate-limit', '1000000', '--timeout-ms', '600000'];
 const results = { machine: machineInfo(), date: new Date().toISOString(), quick, sections: {} };
 const rows = [];

@@ -1,0 +1,36 @@
+// esbuild plugin for the server bundle: packages the MCP handshake does not need are run on first use, not at start.
+// Each import of such a package gets a stand-in whose first call, construction or property read runs the real
+// (still bundled) package; until then its module code is never executed, which shortens every server start.
+
+/** Packages made lazy: note parsing (gray-matter with js-yaml, markdown-it) and the editor bridge (vscode-jsonrpc). */
+export const LAZY_PACKAGES = ['gray-matter', 'markdown-it', 'vscode-jsonrpc/node'];
+
+const STAND_IN = (name) => `
+let real;
+const load = () => (real ??= require(${JSON.stringify(name)}));
+const target = function () {};
+const standIn = new Proxy(target, {
+  apply: (_t, self, args) => Reflect.apply(load(), self, args),
+  construct: (_t, args) => Reflect.construct(load(), args),
+  get: (_t, key) => (key === '__esModule' ? undefined : load()[key]),
+  has: (_t, key) => key in load(),
+  // Module interop copies own keys and the prototype; answering from the empty target keeps that lazy, and the
+  // prototype (the stand-in itself) makes every named export resolve to the real one when it is first read.
+  ownKeys: (t) => Reflect.ownKeys(t),
+  getOwnPropertyDescriptor: (t, key) => Reflect.getOwnPropertyDescriptor(t, key),
+  getPrototypeOf: () => standIn,
+});
+module.exports = standIn;
+`;
+
+/** @returns {import('esbuild').Plugin} */
+export function lazyModules(packages = LAZY_PACKAGES) {
+  const filter = new RegExp(`^(${packages.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+  return {
+    name: 'lazy-modules',
+    setup(build) {
+      build.onResolve({ filter }, (args) => (args.namespace === 'lazy-module' ? undefined : { path: args.path, namespace: 'lazy-module' }));
+      build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({ contents: STAND_IN(args.path), loader: 'js', resolveDir: process.cwd() }));
+    },
+  };
+}
