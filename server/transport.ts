@@ -24,6 +24,8 @@ import type { LogFn } from './logger';
 
 type RequestId = string | number;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 export interface HardenedTransportOptions {
   limits: ServerLimits;
   log: LogFn;
@@ -188,16 +190,18 @@ export class HardenedStdioTransport implements Transport {
 
   /** Handles one line; true when the rest of the input should wait for a turn of the event loop. */
   private handleLine(bytes: Buffer): boolean {
-    const text = bytes.toString('utf8');
-    if (text.trim() === '') return false; // blank keep-alive lines are not messages
+    let text: string;
     let value: unknown;
     try {
+      // Fatal decoding: invalid UTF-8 would otherwise turn silently into U+FFFD inside a note's text.
+      text = UTF8.decode(bytes);
+      if (text.trim() === '') return false; // blank keep-alive lines are not messages
       value = JSON.parse(text);
     } catch (err) {
-      this.noteInvalid(`line of ${bytes.length} bytes is not JSON`);
+      this.noteInvalid(`line of ${bytes.length} bytes is not ${err instanceof SyntaxError ? 'JSON' : 'UTF-8'}`);
       void this.write(errorResponse(null, {
         code: ErrorCode.ParseError,
-        message: `Parse error: the line is not valid JSON (${(err as Error).message}).`,
+        message: `Parse error: the line is not valid ${err instanceof SyntaxError ? 'JSON' : 'UTF-8'} (${(err as Error).message}).`,
         data: { details: 'Each message must be one JSON-RPC 2.0 object on a single line.' },
       }));
       return false;

@@ -20,13 +20,13 @@ function prng(seed: number): () => number {
 
 /** What a JSON-RPC server must answer to one line: nothing for a blank line, else the error code and id. */
 function expectedReply(line: Buffer): { code: number; id: string | number | null } | undefined {
-  const text = line.toString('utf8').replace(/\r$/, '');
-  if (text.trim() === '') return undefined;
   let value: unknown;
   try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(line).replace(/\r$/, '');
+    if (text.trim() === '') return undefined;
     value = JSON.parse(text);
   } catch {
-    return { code: -32700, id: null };
+    return { code: -32700, id: null }; // not UTF-8, or not JSON
   }
   const id = typeof value === 'object' && value !== null && 'id' in value ? (value as { id: unknown }).id : null;
   return { code: -32600, id: typeof id === 'string' || typeof id === 'number' ? id : null };
@@ -69,6 +69,19 @@ describe('JSON-RPC robustness over real stdio', function () {
     });
     assert.ok(expected.some((e) => e.code === -32600) && expected.some((e) => e.code === -32700));
     assert.deepEqual(server.strayStdout, [], 'nothing but protocol on stdout');
+  });
+
+  it('answers a line that is not valid UTF-8 with -32700, even when it is JSON otherwise, and runs nothing', async () => {
+    await server.initialize();
+    const before = Buffer.from('{"jsonrpc":"2.0","id":"w","method":"tools/call","params":{"name":"create_file","arguments":{"path":"bad.md","content":"caf');
+    const after = Buffer.from('"}}}\n');
+    server.write(Buffer.concat([before, Buffer.from([0xe9]), after])); // Latin-1 é: not UTF-8
+    const reply = await server.waitFor((m) => m.error?.code === -32700);
+    assert.equal(reply.id, null);
+    assert.match(reply.error?.message ?? '', /not valid UTF-8/);
+    assert.deepEqual((await server.request('then', 'ping')).result, {});
+    assert.equal(fs.existsSync(path.join(server.workspace, 'bad.md')), false, 'nothing was written with U+FFFD in it');
+    assert.equal(server.messages.filter((m) => m.id === 'w').length, 0);
   });
 
   it('answers invalid requests with -32600 and the id when it can be read', async () => {
