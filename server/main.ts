@@ -72,7 +72,14 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
-  const configPath = path.resolve(args.config ?? configFilePath());
+  let configPath: string;
+  try {
+    configPath = path.resolve(args.config ?? configFilePath());
+  } catch (err) {
+    // A relative NOTESAPP_CONFIG_PATH: a usage error like a bad flag, not a crash.
+    process.stderr.write(`notesapp-mcp: ${(err as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
   const config = loadConfig(configPath);
   if (!config.integrations.mcp.enabled) {
     process.stderr.write(`notesapp-mcp: the MCP server is disabled (integrations.mcp.enabled is false in ${configPath}); set it to true to use it.\n`);

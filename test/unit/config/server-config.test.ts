@@ -2,6 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempConfigDir } from './helpers';
@@ -56,5 +57,24 @@ describe('the MCP server reads the configuration like the extension', () => {
       assert.match(stderr(), /editor\.fontSize: .*32/);
     });
     assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json'], 'the server makes no backup; the extension does');
+  });
+});
+
+describe('the MCP server and NOTESAPP_CONFIG_PATH', () => {
+  it('refuses a relative NOTESAPP_CONFIG_PATH with a usage message and exit status 2, no stack trace', () => {
+    const tmp = tempConfigDir();
+    try {
+      const r = spawnSync(process.execPath, [serverJs, '--workspace', tmp.dir], {
+        encoding: 'utf8',
+        input: '',
+        env: { ...process.env, HOME: tmp.dir, NOTESAPP_CONFIG_PATH: 'relative/config.json' },
+      });
+      assert.equal(r.status, 2);
+      assert.match(r.stderr, /^notesapp-mcp: NOTESAPP_CONFIG_PATH must be an absolute path to a config file, got "relative\/config\.json"\n\nUsage: notesapp-mcp/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(r.stdout, '');
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
