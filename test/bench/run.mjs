@@ -1,5 +1,5 @@
 // `npm run bench`: measures the server against references run on the same machine in the same run, and reports
-// medians and ratios. Options: --quick (fewer repetitions, smaller corpora), --only=a,b (sections), --readme
+// medians and ratios. Options: --quick (fewer repetitions, smaller corpora), --only=a,b (sections: startup, search, list, throughput, memory, activation), --readme
 // (write the table into README.md). Results go to bench-results/latest.json.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -210,7 +210,31 @@ async function benchMemory() {
   rows.push({ section: 'memory', what: `peak RSS with ${corpus.notes} notes (${(corpus.bytes / 1e6).toFixed(0)} MB) searched and listed: ${peakMiB.toFixed(0)} MiB (target < 300 MB)` });
 }
 
-const sections = { startup: benchStartup, search: benchSearch, list: benchList, throughput: benchThroughput, memory: benchMemory };
+// 6. extension activation inside a real extension host (browser-hosted VS Code, as the integration tests run)
+async function benchActivation() {
+  if (!fs.existsSync(path.join(root, 'dist', 'extension.js'))) throw new Error('dist/extension.js is missing: run `npm run build` first');
+  const { runBrowserHosted } = await import('../host/browser-runner.mjs');
+  const testsIndex = path.join(root, 'test', 'bench', 'activation-suite.cjs');
+  const samples = [];
+  for (let i = 0; i < (quick ? 1 : 3); i++) {
+    let found;
+    const output = [];
+    const code = await runBrowserHosted({
+      testsIndex,
+      log: (line) => {
+        output.push(line);
+        const m = /NOTESAPP_BENCH (\{.*\})/.exec(line);
+        if (m) found = JSON.parse(m[1]);
+      },
+    });
+    if (code !== 0 || !found) throw new Error(`activation suite failed (exit ${code}): ${output.slice(-5).join(' | ')}`);
+    samples.push(found.activationMs);
+  }
+  results.sections.activation = { runs: samples.length, medianMs: median(samples), samples };
+  rows.push({ section: 'activation', what: `extension activate() inside the extension host: ${ms(median(samples))} (median of ${samples.length} host starts)` });
+}
+
+const sections = { startup: benchStartup, search: benchSearch, list: benchList, throughput: benchThroughput, memory: benchMemory, activation: benchActivation };
 try {
   for (const [name, fn] of Object.entries(sections)) {
     if (!want(name)) continue;
