@@ -24,8 +24,11 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(splitNote(text).data, { due: '2024-03-01', status: 'open' });
   });
 
-  it('reports invalid YAML clearly', () => {
-    assert.throws(() => splitNote('---\nkey: [unclosed\n---\nbody'), /frontmatter is not valid YAML/);
+  it('reads a note with invalid YAML as empty frontmatter plus the reason, and refuses to update it', () => {
+    const split = splitNote('---\nkey: [unclosed\n---\nbody');
+    assert.deepEqual({ data: split.data, body: split.body, bodyLineOffset: split.bodyLineOffset }, { data: {}, body: 'body', bodyLineOffset: 3 });
+    assert.match(split.frontmatterError ?? '', /unclosed|flow collection|end of the stream/);
+    assert.throws(() => updateFrontmatter('---\nkey: [unclosed\n---\nbody', { a: 1 }), /frontmatter is not valid YAML/);
   });
 
   it('merges keys, removes null keys, drops an emptied block, and keeps CRLF line ends', () => {
