@@ -55,7 +55,7 @@ export function registerPrompts(ctx: NotesContext): void {
     },
     async ({ path }) => {
       const note = await readNote(ctx, path);
-      const tasks = extractTasks(note.text);
+      const { tasks } = extractTasks(note.text);
       const known = tasks.length
         ? `The note already has these task-list items (status, line): ${tasks.map((t) => `"${t.text}" (${t.status}, line ${t.line})`).join('; ')}.`
         : 'The note has no task-list items yet.';

@@ -1,6 +1,7 @@
 // AI tools: summarize_note (client sampling when offered, else an extractive summary) and extract_tasks.
 import { z } from 'zod';
 import { splitNote } from '../../src/core/notes/frontmatter';
+import { analysedPart } from '../../src/core/notes/limits';
 import { extractiveSummary } from '../../src/core/notes/summary';
 import { extractTasks, TASK_STATUSES } from '../../src/core/notes/tasks';
 import type { NotesContext } from './context';
@@ -44,20 +45,22 @@ export function registerAiTools(ctx: NotesContext): void {
       summary: z.string(),
       method: z.enum(['sampling', 'extractive']).describe('sampling: written by the client model; extractive: sentences taken from the note.'),
       maxLength: z.number(),
+      truncated: z.boolean().describe('True when the note is over 1 MB and only its first 1 MB was summarized.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false },
     run: async ({ path, maxLength }, extra) => {
       const limit = maxLength ?? DEFAULT_SUMMARY_LENGTH;
-      const { path: relative, text } = await (await ctx.files()).readText(path);
+      const { path: relative, text: whole } = await (await ctx.files()).readText(path);
+      const { text, truncated } = analysedPart(whole);
       if (ctx.server.server.getClientCapabilities()?.sampling) {
         try {
           const summary = await sampleSummary(ctx, splitNote(text).body, limit, extra.signal);
-          return { structured: { path: relative, summary, method: 'sampling' as const, maxLength: limit } };
+          return { structured: { path: relative, summary, method: 'sampling' as const, maxLength: limit, truncated } };
         } catch (err) {
           ctx.deps.log('warn', `summarize_note: sampling failed, using the extractive summary: ${(err as Error).message}`);
         }
       }
-      return { structured: { path: relative, summary: extractiveSummary(text, limit), method: 'extractive' as const, maxLength: limit } };
+      return { structured: { path: relative, summary: extractiveSummary(text, limit), method: 'extractive' as const, maxLength: limit, truncated } };
     },
   });
 
@@ -70,11 +73,12 @@ export function registerAiTools(ctx: NotesContext): void {
     output: {
       path: z.string(),
       tasks: z.array(z.object({ text: z.string(), status: z.enum(statuses), line: z.number().describe('1-based line in the file.') })),
+      truncated: z.boolean().describe('True when tasks may be missing: the note is over 1 MB (only its first 1 MB is read) or it has over 5000 tasks.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async ({ path }) => {
       const { path: relative, text } = await (await ctx.files()).readText(path);
-      return { structured: { path: relative, tasks: extractTasks(text) } };
+      return { structured: { path: relative, ...extractTasks(text) } };
     },
   });
 }

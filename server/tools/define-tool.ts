@@ -41,7 +41,8 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
       try {
         const { structured, text } = await spec.run(args, extra);
         return {
-          content: [{ type: 'text', text: text ?? JSON.stringify(structured, null, 2) }],
+          // Compact: the text block repeats structuredContent, and indentation would double large results.
+          content: [{ type: 'text', text: text ?? JSON.stringify(structured) }],
           structuredContent: structured as Record<string, unknown>,
         };
       } catch (err) {

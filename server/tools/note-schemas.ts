@@ -24,5 +24,6 @@ export const noteMetadataShape = {
   created: z.string().describe('ISO 8601 creation time (birth time, or change time where the file system has none).'),
   modified: z.string().describe('ISO 8601 modification time.'),
   size: z.number().describe('Bytes.'),
+  truncated: z.boolean().describe('True when the note is over 1 MB (tags, links, headings and wordCount cover its first 1 MB) or a list was cut at 5000 items.'),
   frontmatterError: z.string().optional().describe('Only when the YAML frontmatter is broken: the parse error (frontmatter is then {}).'),
 };

@@ -1,6 +1,7 @@
 // The note metadata record of get_note_metadata and notesapp://notes/{path} (field names documented in the README).
 import path from 'node:path';
 import { splitNote } from './frontmatter';
+import { analysedPart, capList } from './limits';
 import { LinkResolver, type ResolvedLink } from './links';
 import { analyseBody, type Heading } from './structure';
 
@@ -17,6 +18,11 @@ export interface NoteMetadata {
   created: string;
   modified: string;
   size: number;
+  /**
+   * True when the note is longer than ANALYSIS_LIMIT (tags, links, headings and wordCount cover its first 1 MB) or a
+   * list was cut at MAX_LIST_ITEMS.
+   */
+  truncated: boolean;
   /** Present when the YAML frontmatter is broken: why (`frontmatter` is then empty). */
   frontmatterError?: string;
 }
@@ -35,7 +41,8 @@ function frontmatterTags(data: Record<string, unknown>): string[] {
 }
 
 export function noteMetadata(opts: { path: string; text: string; stat: FileTimes; resolver: LinkResolver }): NoteMetadata {
-  const { data, body, bodyLineOffset, frontmatterError } = splitNote(opts.text);
+  const part = analysedPart(opts.text);
+  const { data, body, bodyLineOffset, frontmatterError } = splitNote(part.text);
   const structure = analyseBody(body, bodyLineOffset);
   const title =
     (typeof data.title === 'string' && data.title.trim()) ||
@@ -43,17 +50,21 @@ export function noteMetadata(opts: { path: string; text: string; stat: FileTimes
     path.posix.basename(opts.path, path.posix.extname(opts.path));
   // Some file systems report no birth time (0); the change time is the closest honest value.
   const created = opts.stat.birthtime.getTime() > 0 ? opts.stat.birthtime : opts.stat.ctime;
+  const tags = capList([...new Set([...frontmatterTags(data), ...structure.inlineTags])]);
+  const links = capList(structure.links);
+  const headings = capList(structure.headings);
   return {
     path: opts.path,
     title,
     frontmatter: data,
-    tags: [...new Set([...frontmatterTags(data), ...structure.inlineTags])],
-    links: structure.links.map((l) => opts.resolver.resolve(l, opts.path)),
-    headings: structure.headings,
+    tags: tags.items,
+    links: links.items.map((l) => opts.resolver.resolve(l, opts.path)),
+    headings: headings.items,
     wordCount: structure.wordCount,
     created: created.toISOString(),
     modified: opts.stat.mtime.toISOString(),
     size: opts.stat.size,
+    truncated: part.truncated || tags.truncated || links.truncated || headings.truncated,
     ...(frontmatterError === undefined ? {} : { frontmatterError }),
   };
 }

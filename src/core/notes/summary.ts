@@ -1,5 +1,6 @@
 // Deterministic extractive summary: the note's most representative sentences, in their original order.
 import { splitNote } from './frontmatter';
+import { analysedPart } from './limits';
 import { analyseBody } from './structure';
 
 const STOPWORDS = new Set(
@@ -42,7 +43,8 @@ function clip(text: string, maxLength: number): string {
  * bonus for the opening sentence), then keeps the best sentences that fit in `maxLength` characters.
  */
 export function extractiveSummary(text: string, maxLength: number): string {
-  const { body, bodyLineOffset } = splitNote(text);
+  // Sentences past the first 1 MB are not scored: the summary stays fast on huge notes.
+  const { body, bodyLineOffset } = splitNote(analysedPart(text).text);
   const all = analyseBody(body, bodyLineOffset).paragraphs.flatMap(sentences);
   if (all.length === 0) return '';
   const freq = new Map<string, number>();

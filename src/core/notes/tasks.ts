@@ -1,5 +1,6 @@
 // Task-list items of a note (`- [ ] text`) with their status and 1-based file line.
 import { splitNote } from './frontmatter';
+import { analysedPart, capList } from './limits';
 import { lineOf, parseBlocks } from './markdown';
 
 /** Markers recognised inside the brackets, and the status each one reports. */
@@ -24,8 +25,10 @@ export interface ExtractedTask {
 
 const TASK_ITEM = /^\[([ xX/\-><?!])\](?:[ \t]+([\s\S]*))?$/;
 
-export function extractTasks(text: string): ExtractedTask[] {
-  const { body, bodyLineOffset } = splitNote(text);
+/** Tasks of the note's first ANALYSIS_LIMIT characters, at most MAX_LIST_ITEMS; `truncated` when any may be missing. */
+export function extractTasks(text: string): { tasks: ExtractedTask[]; truncated: boolean } {
+  const part = analysedPart(text);
+  const { body, bodyLineOffset } = splitNote(part.text);
   const tokens = parseBlocks(body);
   const tasks: ExtractedTask[] = [];
   for (let i = 2; i < tokens.length; i++) {
@@ -37,5 +40,6 @@ export function extractTasks(text: string): ExtractedTask[] {
     const marker = m[1] as keyof typeof TASK_STATUSES;
     tasks.push({ text: (m[2] ?? '').replace(/\s*\n\s*/g, ' ').trim(), status: TASK_STATUSES[marker], line: lineOf(inline, bodyLineOffset) });
   }
-  return tasks;
+  const capped = capList(tasks);
+  return { tasks: capped.items, truncated: part.truncated || capped.truncated };
 }

@@ -7,7 +7,7 @@ import { fileNameForTitle, renderTemplate } from '../../../src/core/notes/templa
 describe('notes/tasks', () => {
   it('extracts every task item with status and file line, nested and ordered, but not in code or plain text', () => {
     const text = '---\na: 1\n---\n- [ ] one\n  - [x] nested done\n* [X] star\n1. [?] ordered question\n- [!] important\n- [] not a task\n[ ] not in a list\n\n```\n- [ ] in code\n```\n- [>] multi\n  line\n';
-    assert.deepEqual(extractTasks(text), [
+    assert.deepEqual(extractTasks(text).tasks, [
       { text: 'one', status: 'todo', line: 4 },
       { text: 'nested done', status: 'done', line: 5 },
       { text: 'star', status: 'done', line: 6 },

@@ -82,3 +82,37 @@ describe('read_file ranges and binary files', () => {
     }
   });
 });
+
+describe('huge notes', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer({ config: { security: { maxFileSize: 20 * 1024 * 1024 } } });
+  });
+  after(async () => h?.close());
+
+  it('get_note_metadata, summarize_note and extract_tasks on an 8 MB note answer promptly, within the payload limit, and say they analysed only part', async () => {
+    const block = 'Some prose with a [[Link]], a #tag and [a link](other.md). Another sentence follows here.\n- [ ] a task item\n\n## Heading\n\n';
+    fs.writeFileSync(path.join(h.workspace, 'huge.md'), block.repeat(Math.ceil((8.5 * 1024 * 1024) / block.length)));
+    const started = Date.now();
+    const meta = await callOk<{ truncated: boolean; headings: unknown[]; links: unknown[] }>(h.client, 'get_note_metadata', { path: 'huge.md' });
+    assert.equal(meta.truncated, true);
+    assert.ok(meta.headings.length <= 5000 && meta.links.length <= 5000, `${meta.headings.length} headings, ${meta.links.length} links`);
+    const summary = await callOk<{ truncated: boolean; summary: string }>(h.client, 'summarize_note', { path: 'huge.md' });
+    assert.equal(summary.truncated, true);
+    assert.ok(summary.summary.length > 0);
+    const tasks = await callOk<{ truncated: boolean; tasks: unknown[] }>(h.client, 'extract_tasks', { path: 'huge.md' });
+    assert.equal(tasks.truncated, true);
+    assert.equal(tasks.tasks.length, 5000);
+    // Before the bound, the metadata alone took over 15 s here.
+    assert.ok(Date.now() - started < 8000, `took ${Date.now() - started} ms`);
+  });
+
+  it('extract_tasks caps a note of 100 000 tasks at 5000 with truncated set, and the text block is compact JSON', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'many.md'), '- [ ] t\n'.repeat(100_000));
+    const result = await call(h.client, 'extract_tasks', { path: 'many.md' });
+    assert.equal(result.isError ?? false, false, textOf(result).slice(0, 200));
+    const structured = result.structuredContent as { tasks: unknown[]; truncated: boolean };
+    assert.deepEqual([structured.tasks.length, structured.truncated], [5000, true]);
+    assert.equal(textOf(result), JSON.stringify(structured));
+  });
+});

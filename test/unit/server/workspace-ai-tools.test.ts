@@ -90,8 +90,9 @@ describe('MCP AI tools', () => {
         { text: 'Mobile app, next quarter', status: 'deferred', line: 17 },
         { text: 'Numbered task: write the README', status: 'todo', line: 20 },
       ],
+      truncated: false,
     });
-    assert.deepEqual(await callOk(h.client, 'extract_tasks', { path: 'ideas.md' }), { path: 'ideas.md', tasks: [] });
+    assert.deepEqual(await callOk(h.client, 'extract_tasks', { path: 'ideas.md' }), { path: 'ideas.md', tasks: [], truncated: false });
   });
 
   it('AI tools report a missing note', async () => {
@@ -114,7 +115,7 @@ describe('MCP summarize_note with client sampling', () => {
     });
     try {
       const r = await callOk(h.client, 'summarize_note', { path: 'ideas.md', maxLength: 100 });
-      assert.deepEqual(r, { path: 'ideas.md', summary: 'A note about local-first plain-text notes and fast search.', method: 'sampling', maxLength: 100 });
+      assert.deepEqual(r, { path: 'ideas.md', summary: 'A note about local-first plain-text notes and fast search.', method: 'sampling', maxLength: 100, truncated: false });
       assert.equal(prompts.length, 1);
       assert.match(prompts[0], /at most 100 characters/);
       assert.match(prompts[0], /Local-first software keeps notes on your own disk/);
