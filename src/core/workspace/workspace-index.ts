@@ -23,6 +23,8 @@ export interface IndexOptions extends ListOptions {
 export const DEFAULT_INDEX_BYTES = 128 * 1024 * 1024;
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
 const SLICE_MS = 8;
+/** Shared by every synchronous read of the index (one at a time: the event loop runs one at a time). */
+const readBuffer = Buffer.allocUnsafe(256 * 1024);
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */
 const APPLY_DELAY_MS = 100;
 
@@ -188,19 +190,25 @@ export class WorkspaceIndex {
   private cache(file: string): void {
     this.uncache(file);
     const o = this.options;
-    if (!isAllowedTextFile(file, o.fileExtension) || this.texts.size >= o.maxFiles) return;
+    if (!isAllowedTextFile(file, o.fileExtension) || this.texts.size >= o.maxFiles || this.bytes >= o.maxBytes) return;
     let fd: number | undefined;
     try {
       fd = fs.openSync(this.absolute(file), 'r');
-      const { size } = fs.fstatSync(fd);
-      if (size > o.maxFileSize || this.bytes + size > o.maxBytes) return;
-      const buf = Buffer.allocUnsafe(size);
-      let filled = 0;
-      while (filled < size) {
-        const n = fs.readSync(fd, buf, filled, size - filled, filled);
-        if (n === 0) break;
-        filled += n;
+      // Most notes fit the shared buffer: one read, no fstat, no allocation. Larger files are read whole.
+      let buf = readBuffer;
+      let filled = fs.readSync(fd, buf, 0, buf.length, 0);
+      if (filled === buf.length) {
+        const { size } = fs.fstatSync(fd);
+        if (size > o.maxFileSize) return;
+        buf = Buffer.allocUnsafe(size);
+        filled = 0;
+        while (filled < size) {
+          const n = fs.readSync(fd, buf, filled, size - filled, filled);
+          if (n === 0) break;
+          filled += n;
+        }
       }
+      if (filled > o.maxFileSize) return;
       const text = buf.toString('utf8', 0, filled);
       const cost = costOf(text);
       if (this.bytes + cost > o.maxBytes) return;
