@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFilePath, logDir } from '../src/core/config/paths';
 import { loadConfigFile } from '../src/core/config/load';
+import { ConfigStore } from '../src/core/config/store';
 import { type NotesConfig } from '../src/core/config/schema';
 import { limitsFromFlags, type ServerLimits } from './limits';
 import { collectSecrets, Logger, type LogLevel } from './logger';
@@ -36,6 +37,26 @@ function loadConfig(file: string): NotesConfig {
   if (migrated) log('info', `Configuration ${file} is of an older version; migrated in memory`);
   if (problems.length) log('error', `Configuration ${file} is invalid; using defaults for:\n  ${problems.join('\n  ')}`);
   return config;
+}
+
+/**
+ * Follows changes of the config file (read-only: the server never writes it) so that a running server uses what
+ * the extension or an editor changed. Secrets and the log level are applied here, before anything is logged.
+ */
+function configWatcher(file: string): (apply: (config: NotesConfig) => void) => () => void {
+  return (apply) => {
+    const store = new ConfigStore({
+      file,
+      readOnly: true,
+      logger: { info: (m) => log('info', m), warn: (m) => log('warn', m), error: (m) => log('error', m) },
+    });
+    return store.watchConfig((next) => {
+      getLogger().addSecrets(collectSecrets(next));
+      getLogger().setLevel(next.development.debugLogging ? 'debug' : 'info');
+      apply(next);
+      log('info', `Configuration ${file} changed; the new values apply from the next request`);
+    });
+  };
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<number> {
@@ -94,7 +115,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`notesapp-mcp: workspace folder not found: ${workspaceRoot}\n`);
     return 1;
   }
-  const server = createNotesServer({ workspaceRoot, config, configPath, log });
+  const server = createNotesServer({ workspaceRoot, config, configPath, log, watchConfig: configWatcher(configPath) });
   if (testHooksEnabled()) registerTestHooks(server, log);
   await server.connect(new HardenedStdioTransport({ limits, log }));
   log('info', `${SERVER_NAME} ${SERVER_VERSION} serving ${workspaceRoot} over stdio`);

@@ -18,6 +18,8 @@ export interface NotesServerDeps {
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Environment for the editor bridge address and token (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */
+  watchConfig?: (apply: (config: NotesConfig) => void) => () => void;
 }
 
 function disabledCategories(config: NotesConfig): string[] {
@@ -42,8 +44,11 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   registerTools(ctx);
   const watchers = registerResources(ctx);
   registerPrompts(ctx);
+  // Live configuration (see NotesContext.applyConfig); stopped with the connection so the process can exit.
+  const stopWatchingConfig = deps.watchConfig?.((next) => ctx.applyConfig(next));
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
+    stopWatchingConfig?.();
     previousOnClose?.();
     watchers.dispose();
     ctx.bridge.dispose();

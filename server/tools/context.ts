@@ -11,6 +11,15 @@ import { ScanSearch, type SearchBackend } from '../../src/core/workspace/search'
 import { DEFAULT_INDEX_BYTES, WorkspaceIndex } from '../../src/core/workspace/workspace-index';
 import { EditorBridgeClient } from '../editor-bridge-client';
 
+/** Longer than any operation may run (30 s timeout), so that a replaced index is never disposed under one. */
+const INDEX_RETIRE_MS = 120_000;
+
+/** The settings the workspace index and its search are built from. */
+function indexSettings(config: NotesConfig): string {
+  const { files, search, security, performance } = config;
+  return JSON.stringify([files.excludePatterns, files.showHiddenFiles, files.fileExtension, files.watchForChanges, search.excludePatterns, search.indexOnStartup, security.maxFileSize, performance.cacheSize]);
+}
+
 export type LogFn = (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 
 export interface ContextDeps {
@@ -129,6 +138,41 @@ export class NotesContext {
   dispose(): void {
     this.indexedSearch?.dispose();
     void this.indexPromise?.then((index) => index?.dispose());
+  }
+
+  // --- Live configuration: the server watches its config file and hands every change to applyConfig. ---
+  private readonly configListeners = new Set<(config: NotesConfig, previous: NotesConfig) => void>();
+
+  /** Called with every new configuration, e.g. to enable or disable a tool category. */
+  onConfigChanged(listener: (config: NotesConfig, previous: NotesConfig) => void): void {
+    this.configListeners.add(listener);
+  }
+
+  /**
+   * A changed config file: every tool reads the new values from its next call on. The workspace index and its
+   * search are built from file settings, so when those change they are rebuilt on next use; the old ones are
+   * disposed only after the longest an operation may still be using them.
+   */
+  applyConfig(next: NotesConfig): void {
+    const previous = this.deps.config;
+    this.deps.config = next;
+    if (indexSettings(previous) !== indexSettings(next) && this.indexPromise) {
+      const [oldIndex, oldSearch] = [this.indexPromise, this.indexedSearch];
+      this.indexPromise = undefined;
+      this.indexedSearch = undefined;
+      setTimeout(() => {
+        oldSearch?.dispose();
+        void oldIndex.then((index) => index?.dispose());
+      }, INDEX_RETIRE_MS).unref();
+      this.startBackgroundWork();
+    }
+    for (const listener of this.configListeners) {
+      try {
+        listener(next, previous);
+      } catch (err) {
+        this.deps.log('error', `Applying the changed configuration failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   /** Tools that create or delete notes call this; the resource layer turns it into list_changed. */

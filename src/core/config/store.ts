@@ -30,6 +30,8 @@ export interface ConfigStoreOptions {
   logger?: ConfigLogger;
   /** Quiet period before a watcher reads the changed file (ms). */
   debounceMs?: number;
+  /** Never write anything beside or over the file (no backups, no migration, no updates): the MCP server's view. */
+  readOnly?: boolean;
   /** Called when the file turns invalid (the extension offers to open or reset it); not again while it stays invalid. */
   onInvalid?: (report: ConfigReport) => void;
 }
@@ -56,16 +58,18 @@ export class ConfigStore {
   private readonly logger: ConfigLogger;
   private readonly debounceMs: number;
   private readonly onInvalid?: (report: ConfigReport) => void;
+  private readonly readOnly: boolean;
   private queue: Promise<unknown> = Promise.resolve();
   private readonly listeners = new Set<{ last: NotesConfig; cb: ConfigListener }>();
   /** Since the file last turned invalid: the contents seen (each logged once) and the backup made then. */
-  private invalidSeen?: { contents: Set<string>; backupPath: string };
+  private invalidSeen?: { contents: Set<string>; backupPath: string | undefined };
 
   constructor(options: ConfigStoreOptions) {
     this.file = path.resolve(options.file);
     this.logger = options.logger ?? silent;
     this.debounceMs = options.debounceMs ?? 100;
     this.onInvalid = options.onInvalid;
+    this.readOnly = options.readOnly === true;
   }
 
   /**
@@ -93,7 +97,7 @@ export class ConfigStore {
     if (!load.bytes) return { config: load.config, ...report };
     if (load.problems.length) {
       this.reportInvalid(load.bytes, load.problems, report);
-    } else if (load.migrated && migrate) {
+    } else if (load.migrated && migrate && !this.readOnly) {
       // An invalid file is left exactly as it is for the user to fix; only a valid old file is rewritten migrated.
       const backup = writeBackup(this.file, 'pre-migration', load.bytes);
       report.backupPath = backup.path;
@@ -119,11 +123,11 @@ export class ConfigStore {
       this.logger.warn(`Configuration ${this.file} is still invalid; the invalid values are replaced by defaults in memory:\n  ${problems.join('\n  ')}`);
       return;
     }
-    const backup = writeBackup(this.file, 'invalid', bytes);
-    report.backupPath = backup.path;
-    this.invalidSeen = { contents: new Set([key]), backupPath: backup.path };
+    const backupPath = this.readOnly ? undefined : writeBackup(this.file, 'invalid', bytes).path;
+    report.backupPath = backupPath;
+    this.invalidSeen = { contents: new Set([key]), backupPath };
     this.logger.error(
-      `Configuration ${this.file} is invalid; the invalid values are replaced by defaults in memory (backup: ${backup.path}):\n  ${problems.join('\n  ')}`,
+      `Configuration ${this.file} is invalid; the invalid values are replaced by defaults in memory${backupPath ? ` (backup: ${backupPath})` : ''}:\n  ${problems.join('\n  ')}`,
     );
     this.onInvalid?.(report);
   }
@@ -222,6 +226,7 @@ export class ConfigStore {
 
   /** Read-modify-write under both locks; listeners hear of the change before the promise resolves. */
   private async change(compute: (load: ConfigFileLoad) => { config: NotesConfig; text: string; backup?: BackupKind }): Promise<NotesConfig> {
+    if (this.readOnly) throw new NotesError('CONFIG_INVALID', `Configuration ${this.file} is opened read-only here; change it in the extension or an editor.`);
     const next = await this.serialized(() =>
       withFileLock(this.file, async () => {
         const load = loadConfigFile(this.file);

@@ -106,7 +106,14 @@ overridden file is edited without the schema). "Notes: Reset Configuration to De
 
 **Operations** (\`src/core/config\`, spec 4.4): \`readConfig()\`, \`updateConfig(partial)\`, \`watchConfig(cb)\` (returns a
 stop function), \`resetConfig()\` on a \`ConfigStore\` for one file, and the side-effect-free \`loadConfigFile(path)\` the MCP
-server uses.
+server starts with.
+
+**The running MCP server follows the file.** It watches it read-only (it never writes the file, makes no backup and
+migrates only in memory) and applies a change from the next request on: \`security.*\` (file size limit, file types),
+\`files.*\` and \`search.*\` (the workspace index is rebuilt in the background when its settings change),
+\`plugins.settings\` (new secrets are masked in the log at once) and \`development.debugLogging\`. Read only at start,
+so they need a restart ("Notes: Restart MCP Server", or restart the client): \`integrations.mcp.enabled\`, \`port\` and
+\`tools\` (the tool categories), and \`workspace.defaultPath\` (the folder served).
 
 - **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
   result is validated first; an invalid update is rejected with \`CONFIG_INVALID\` naming the field and the file is not

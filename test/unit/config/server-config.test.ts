@@ -3,8 +3,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { ConfigStore } from '../../../src/core/config/store';
 import { tempConfigDir } from './helpers';
 
 const serverJs = path.resolve(__dirname, '../../../dist/server.js');
@@ -76,5 +78,69 @@ describe('the MCP server and NOTESAPP_CONFIG_PATH', () => {
     } finally {
       tmp.cleanup();
     }
+  });
+});
+
+describe('a running MCP server follows changes of its config file', function () {
+  this.timeout(30_000);
+  let tmp: ReturnType<typeof tempConfigDir>;
+  let client: Client;
+  let stderr = '';
+  const stderrEvents = new EventEmitter();
+
+  /** Resolves when stderr shows `pattern` (a bound keeps a failure from hanging the suite). */
+  const stderrShows = (pattern: RegExp, ms = 10_000): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stderr did not show ${pattern}:\n${stderr}`)), ms);
+      const check = (): void => {
+        if (!pattern.test(stderr)) return;
+        clearTimeout(timer);
+        stderrEvents.off('data', check);
+        resolve();
+      };
+      stderrEvents.on('data', check);
+      check();
+    });
+
+  beforeEach(async () => {
+    tmp = tempConfigDir();
+    stderr = '';
+    fs.writeFileSync(tmp.file, '{\n  // written by hand\n  "version": "1.1.0",\n  "security": { "maxFileSize": 100000 }\n}\n');
+    fs.mkdirSync(path.join(tmp.dir, 'ws'));
+    fs.writeFileSync(path.join(tmp.dir, 'ws', 'big.md'), 'x'.repeat(5000));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [serverJs, '--workspace', path.join(tmp.dir, 'ws'), '--config', tmp.file],
+      env: { ...process.env, HOME: tmp.dir } as Record<string, string>,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      stderrEvents.emit('data');
+    });
+    client = new Client({ name: 'live-config-test', version: '1.0.0' });
+    await client.connect(transport);
+  });
+  afterEach(async () => {
+    await client.close();
+    tmp.cleanup();
+  });
+
+  it('applies a new security.maxFileSize to the next call, without a restart', async () => {
+    const before = await client.callTool({ name: 'read_file', arguments: { path: 'big.md' } });
+    assert.notEqual(before.isError, true, JSON.stringify(before));
+    await new ConfigStore({ file: tmp.file }).updateConfig({ security: { maxFileSize: 1000 } });
+    await stderrShows(/Configuration .* changed; the new values apply from the next request/);
+    const after = await client.callTool({ name: 'read_file', arguments: { path: 'big.md' } });
+    assert.equal(after.isError, true);
+    assert.match(JSON.stringify(after.content), /5000 bytes, over the limit of 1000 bytes \(security\.maxFileSize\)/);
+  });
+
+  it('reports an invalid edit on stderr and writes nothing beside the file (the extension makes the backups)', async () => {
+    const invalid = '{ "version": "1.1.0", "security": { "maxFileSize": -5 } }';
+    fs.writeFileSync(tmp.file, invalid);
+    await stderrShows(/security\.maxFileSize: /);
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), invalid);
+    assert.deepEqual(fs.readdirSync(tmp.dir).filter((n) => n.startsWith('config.json.')), [], 'no backup, no lock file');
   });
 });
