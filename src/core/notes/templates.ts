@@ -18,11 +18,31 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
 }
 
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-const MAX_NAME_LENGTH = 120;
+
+/**
+ * UTF-8 bytes of a name made from a title: file systems allow 255 per name, which leaves room for " 999" and the
+ * extension (files.fileExtension).
+ */
+export const MAX_NAME_BYTES = 200;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** The longest prefix of `name` within `maxBytes` UTF-8 bytes that ends between two user-perceived characters. */
+function cutToBytes(name: string, maxBytes: number): string {
+  if (Buffer.byteLength(name) <= maxBytes) return name;
+  let out = '';
+  let bytes = 0;
+  for (const { segment } of graphemes.segment(name)) {
+    bytes += Buffer.byteLength(segment);
+    if (bytes > maxBytes) break;
+    out += segment;
+  }
+  return out;
+}
 
 /**
  * A file name (without extension) valid on Windows, macOS and Linux: characters <>:"/\|?* and control characters
- * become "-", runs of whitespace collapse, trailing dots and spaces go, reserved device names get a "_" suffix.
+ * become "-", runs of whitespace collapse, trailing dots and spaces go, the name is cut to MAX_NAME_BYTES (never
+ * inside a character), reserved device names get a "_" suffix.
  */
 export function fileNameForTitle(title: string): string {
   let name = title
@@ -33,7 +53,7 @@ export function fileNameForTitle(title: string): string {
     .trim()
     .replace(/^\.+/, '')
     .replace(/[. ]+$/, '');
-  if (name.length > MAX_NAME_LENGTH) name = name.slice(0, MAX_NAME_LENGTH).replace(/[. ]+$/, '');
+  name = cutToBytes(name, MAX_NAME_BYTES).replace(/[. ]+$/, '');
   if (name === '' || /^-+$/.test(name)) name = 'Untitled';
   if (WINDOWS_RESERVED.test(name)) name = `${name}_`;
   return name;

@@ -116,3 +116,25 @@ describe('huge notes', () => {
     assert.equal(textOf(result), JSON.stringify(structured));
   });
 });
+
+describe('create_note names', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('long multibyte titles become names within the file system limit, cut between whole characters', async () => {
+    for (const title of ['日本語'.repeat(60), '😀'.repeat(70), `${'a'.repeat(119)}😀`, `${'e\u0301'.repeat(150)}`, '👩‍👩‍👧‍👦'.repeat(40)]) {
+      const r = await callOk<{ path: string }>(h.client, 'create_note', { title, content: 'x' });
+      const name = path.posix.basename(r.path);
+      assert.ok(Buffer.byteLength(name) <= 255, `${Buffer.byteLength(name)} bytes`);
+      assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(name), `no lone surrogate in ${JSON.stringify(name)}`);
+      assert.ok(title.normalize('NFC').startsWith(name.slice(0, -'.md'.length)), 'a prefix of the title');
+      assert.equal(fs.readFileSync(path.join(h.workspace, r.path), 'utf8'), 'x');
+      // The same title again still finds a free name, with its " 2".
+      const again = await callOk<{ path: string }>(h.client, 'create_note', { title, content: 'y' });
+      assert.match(again.path, / 2\.md$/);
+    }
+  });
+});
