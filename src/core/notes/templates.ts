@@ -1,4 +1,5 @@
 // New-note templates ({title}, {date}, {time}, {datetime}) and note titles turned into portable file names.
+import { WINDOWS_RESERVED } from '../workspace/path-guard';
 
 function pad(n: number): string {
   return String(n).padStart(2, '0');
@@ -16,8 +17,6 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
   const values: Record<string, string> = { title: vars.title, date, time, datetime };
   return template.replace(/\{(title|date|time|datetime)\}/g, (_, key: string) => values[key]);
 }
-
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 
 /**
  * UTF-8 bytes of a name made from a title: file systems allow 255 per name, which leaves room for " 999" and the
@@ -42,7 +41,7 @@ function cutToBytes(name: string, maxBytes: number): string {
 /**
  * A file name (without extension) valid on Windows, macOS and Linux: characters <>:"/\|?* and control characters
  * become "-", runs of whitespace collapse, trailing dots and spaces go, the name is cut to MAX_NAME_BYTES (never
- * inside a character), reserved device names get a "_" suffix.
+ * inside a character), and names Windows reserves for devices (con, COM1.notes, COM¹ ...) get a "_" prefix.
  */
 export function fileNameForTitle(title: string): string {
   let name = title
@@ -55,6 +54,7 @@ export function fileNameForTitle(title: string): string {
     .replace(/[. ]+$/, '');
   name = cutToBytes(name, MAX_NAME_BYTES).replace(/[. ]+$/, '');
   if (name === '' || /^-+$/.test(name)) name = 'Untitled';
-  if (WINDOWS_RESERVED.test(name)) name = `${name}_`;
+  // A prefix, because Windows reserves "con.draft" too: a suffix after the dot would not help.
+  if (WINDOWS_RESERVED.test(name)) name = `_${name}`;
   return name;
 }

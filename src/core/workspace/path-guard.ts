@@ -17,7 +17,7 @@ export type PathApi = typeof path.posix;
 const MAX_LINK_HOPS = 40;
 
 // Device names that Windows resolves to devices in any folder, with or without an extension.
-const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$) *(\..*)?$/i;
+export const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$) *(\..*)?$/i;
 
 /**
  * True when `candidate` is `root` or below it. Compares whole path segments, so `/allowed_evil` is not inside

@@ -56,8 +56,8 @@ describe('notes/templates', () => {
     assert.equal(fileNameForTitle('a/b\\c:d*e?f"g<h>i|j'), 'a-b-c-d-e-f-g-h-i-j');
     assert.equal(fileNameForTitle('  trailing dots...  '), 'trailing dots');
     assert.equal(fileNameForTitle('..hidden'), 'hidden');
-    assert.equal(fileNameForTitle('nul'), 'nul_');
-    assert.equal(fileNameForTitle('COM1'), 'COM1_');
+    assert.equal(fileNameForTitle('nul'), '_nul');
+    assert.equal(fileNameForTitle('COM1'), '_COM1');
     assert.equal(fileNameForTitle('???'), 'Untitled');
     assert.equal(fileNameForTitle('tab\there\nnewline'), 'tab here newline');
     assert.equal(fileNameForTitle('x'.repeat(300)).length, 200);

@@ -137,4 +137,13 @@ describe('create_note names', () => {
       assert.match(again.path, / 2\.md$/);
     }
   });
+
+  it('titles Windows would read as device names get a name that is safe there too', async () => {
+    for (const title of ['con.draft', 'COM1.notes', 'COM¹', 'aux', 'LPT9 .txt']) {
+      const r = await callOk<{ path: string }>(h.client, 'create_note', { title, content: 'x' });
+      const name = path.posix.basename(r.path, '.md');
+      assert.ok(!/^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$) *(\..*)?$/i.test(name), `${name} is not a device name`);
+      assert.ok(fs.existsSync(path.join(h.workspace, r.path)));
+    }
+  });
 });

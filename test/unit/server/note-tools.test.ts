@@ -35,7 +35,7 @@ describe('MCP note tools', () => {
     assert.equal(r.title, 'Q3: plan/review? <draft> "v2" *final*. ');
     assert.ok(fs.existsSync(path.join(h.workspace, r.path)));
     const con = await callOk<{ path: string }>(h.client, 'create_note', { title: 'CON', content: 'x' });
-    assert.equal(con.path, 'CON_.md');
+    assert.equal(con.path, '_CON.md');
   });
 
   it('create_note refuses a folder outside the workspace', async () => {
