@@ -1,5 +1,6 @@
 // Resolves the targets of markdown links and [[wikilinks]] to workspace-relative note paths.
 import path from 'node:path';
+import { NOTE_EXTENSIONS } from '../workspace/file-types';
 import type { RawLink } from './structure';
 
 export interface ResolvedLink extends RawLink {
@@ -8,30 +9,37 @@ export interface ResolvedLink extends RawLink {
   external: boolean;
 }
 
-const NOTE_EXTENSIONS = ['.md', '.markdown'];
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-function stripExtension(file: string): string {
-  return file.slice(0, file.length - path.posix.extname(file).length);
+function addTo(map: Map<string, string[]>, key: string, file: string): void {
+  const list = map.get(key) ?? [];
+  list.push(file);
+  map.set(key, list);
 }
 
 export class LinkResolver {
   private readonly byPath = new Map<string, string>();
+  /** Notes by their name without the note extension ("v1.2 notes" for "v1.2 notes.md"). */
   private readonly byName = new Map<string, string[]>();
+  /** Every file by its full name ("diagram.png", "plan.md"), for targets written with their extension. */
+  private readonly byFileName = new Map<string, string[]>();
 
-  /** `files`: every workspace-relative POSIX file path; `extensions`: note extensions tried for bare targets. */
+  /** `files`: every workspace-relative POSIX file path; `extensions`: the note extensions (file-types' noteExtensions). */
   constructor(
     files: readonly string[],
     private readonly extensions: readonly string[] = NOTE_EXTENSIONS,
   ) {
     for (const file of files) {
       this.byPath.set(file.toLowerCase(), file);
-      const name = path.posix.basename(stripExtension(file)).toLowerCase();
-      const list = this.byName.get(name) ?? [];
-      list.push(file);
-      this.byName.set(name, list);
+      const base = path.posix.basename(file);
+      addTo(this.byFileName, base.toLowerCase(), file);
+      const ext = path.posix.extname(base).toLowerCase();
+      // Only a note extension is stripped: in "v1.2 notes" the ".2 notes" is part of the name.
+      if (this.extensions.includes(ext)) addTo(this.byName, base.slice(0, base.length - ext.length).toLowerCase(), file);
     }
-    for (const list of this.byName.values()) list.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+    for (const map of [this.byName, this.byFileName]) {
+      for (const list of map.values()) list.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+    }
   }
 
   resolve(link: RawLink, fromNote: string): ResolvedLink {
@@ -67,7 +75,8 @@ export class LinkResolver {
     if (target.includes('/')) {
       return this.lookup(path.posix.normalize(target)) ?? this.lookup(path.posix.join(path.posix.dirname(fromNote), target));
     }
-    const candidates = this.byName.get(stripExtension(target).toLowerCase()) ?? this.byName.get(target.toLowerCase());
+    const key = target.toLowerCase();
+    const candidates = this.byName.get(key) ?? this.byFileName.get(key);
     if (!candidates?.length) return null;
     const folder = path.posix.dirname(fromNote);
     return candidates.find((c) => path.posix.dirname(c) === folder) ?? candidates[0];

@@ -16,7 +16,11 @@ export function isAllowedTextFile(file: string, fileExtension: string): boolean 
   return ext !== '' && (TEXT_FILE_EXTENSIONS.includes(ext) || ext === fileExtension.toLowerCase());
 }
 
+/** The note extensions in force: NOTE_EXTENSIONS plus files.fileExtension, lower-case, each once. */
+export function noteExtensions(fileExtension: string): string[] {
+  return [...new Set([...NOTE_EXTENSIONS, fileExtension.toLowerCase()])];
+}
+
 export function isNoteFile(file: string, fileExtension: string): boolean {
-  const ext = path.extname(file).toLowerCase();
-  return NOTE_EXTENSIONS.includes(ext) || ext === fileExtension.toLowerCase();
+  return noteExtensions(fileExtension).includes(path.extname(file).toLowerCase());
 }

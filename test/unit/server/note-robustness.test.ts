@@ -147,3 +147,30 @@ describe('create_note names', () => {
     }
   });
 });
+
+describe('wikilinks to names with dots', () => {
+  it('resolve to the note of that whole name, with any note extension', async () => {
+    const h = await startServer();
+    try {
+      for (const f of ['v1.md', 'v1.2 notes.md', 'docs/setup.mdown', 'media/diagram.png']) {
+        fs.mkdirSync(path.dirname(path.join(h.workspace, f)), { recursive: true });
+        fs.writeFileSync(path.join(h.workspace, f), 'x');
+      }
+      fs.writeFileSync(path.join(h.workspace, 'links.md'), '[[v1.2 notes]] [[v1]] [[setup]] [[diagram.png]] [[v1.md]] [[v1.2]]\n');
+      const meta = await callOk<{ links: Array<{ target: string; path: string | null }> }>(h.client, 'get_note_metadata', { path: 'links.md' });
+      assert.deepEqual(
+        meta.links.map((l) => [l.target, l.path]),
+        [
+          ['v1.2 notes', 'v1.2 notes.md'],
+          ['v1', 'v1.md'],
+          ['setup', 'docs/setup.mdown'],
+          ['diagram.png', 'media/diagram.png'],
+          ['v1.md', 'v1.md'],
+          ['v1.2', null],
+        ],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+});
