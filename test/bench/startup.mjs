@@ -1,41 +1,58 @@
-// Spawn -> initialize response, measured on the raw pipe (no client library in the timed path).
+// Spawn -> initialize response (and, for MCP servers, -> first tools/list response), measured on the raw pipe (no
+// client library in the timed path).
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
-const INIT = `${JSON.stringify({
+const line = (msg) => `${JSON.stringify(msg)}\n`;
+const INIT = line({
   jsonrpc: '2.0',
   id: 1,
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-})}\n`;
+});
+// What a client sends right after the initialize response.
+const AFTER_INIT = line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
 
-/** Milliseconds from spawn to the first complete line on stdout that answers id 1. */
-/** lingerMs keeps the process alive after the response (lets it finish start-up work such as its code cache). */
-export function timeInitialize(command, args, { cwd, env, timeoutMs = 15_000, lingerMs = 0 } = {}) {
+/**
+ * Milliseconds from spawn to the first complete stdout line answering id 1 (`initialize`) and, with `toolsList`, to
+ * the answer of a tools/list sent right after it (`{ init, toolsList }`; otherwise just the number). lingerMs keeps
+ * the process alive after the response (lets it finish start-up work such as its code cache).
+ */
+export function timeInitialize(command, args, { cwd, env, timeoutMs = 15_000, lingerMs = 0, toolsList = false } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
     let buf = '';
+    let init;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${args.join(' ')}: no initialize response within ${timeoutMs} ms`));
+      reject(new Error(`${args.join(' ')}: no ${init === undefined ? 'initialize' : 'tools/list'} response within ${timeoutMs} ms`));
     }, timeoutMs);
+    const finish = (value) => {
+      clearTimeout(timer);
+      setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(value);
+      }, lingerMs);
+    };
     child.stdout.on('data', (d) => {
       buf += d;
-      for (const line of buf.split('\n').slice(0, -1)) {
+      const lines = buf.split('\n');
+      buf = lines.pop();
+      for (const text of lines) {
+        let msg;
         try {
-          const msg = JSON.parse(line);
-          if (msg.id === 1 && msg.result) {
-            const elapsed = performance.now() - started;
-            clearTimeout(timer);
-            setTimeout(() => {
-              child.kill('SIGKILL');
-              resolve(elapsed);
-            }, lingerMs);
-            return;
-          }
+          msg = JSON.parse(text);
         } catch {
-          // not a complete JSON line yet
+          continue; // not JSON-RPC
+        }
+        const elapsed = performance.now() - started;
+        if (msg.id === 1 && msg.result && init === undefined) {
+          init = elapsed;
+          if (!toolsList) return finish(elapsed);
+          child.stdin.write(AFTER_INIT);
+        } else if (msg.id === 2 && init !== undefined) {
+          return finish({ init, toolsList: elapsed });
         }
       }
     });
