@@ -171,6 +171,31 @@ describe('configuration in VS Code', () => {
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 
+  it('exclude patterns and schema associations of the folder\'s own survive applying and removing ours', async () => {
+    await vscode.commands.executeCommand('notesapp.applySettings');
+    const settings = () => vscode.workspace.getConfiguration();
+    const theirSchema = { fileMatch: ['*.theirs.json'], url: 'https://example.test/theirs.schema.json' };
+    await settings().update('files.exclude', { ...(settings().inspect('files.exclude')?.workspaceValue as object), 'their-build/**': true }, vscode.ConfigurationTarget.Workspace);
+    await settings().update('json.schemas', [...((settings().inspect('json.schemas')?.workspaceValue as unknown[]) ?? []), theirSchema], vscode.ConfigurationTarget.Workspace);
+    writeConfig((c) => (c.files.excludePatterns = [`ours-${Date.now()}/**`]));
+    const ourPattern = await until('our pattern in files.exclude', vscode.workspace.onDidChangeConfiguration, () =>
+      Object.keys((settings().inspect('files.exclude')?.workspaceValue as object) ?? {}).find((k) => k.startsWith('ours-')),
+    );
+    assert.equal((settings().inspect('files.exclude')?.workspaceValue as Record<string, boolean>)['their-build/**'], true, 'applying keeps the folder\'s own pattern');
+
+    await vscode.commands.executeCommand('notesapp.removeAppliedSettings');
+    const exclude = (settings().inspect('files.exclude')?.workspaceValue as Record<string, boolean>) ?? {};
+    assert.equal(exclude['their-build/**'], true, 'removal keeps the folder\'s own pattern');
+    assert.equal(exclude[ourPattern], undefined, 'removal takes ours back');
+    const schemas = (settings().inspect('json.schemas')?.workspaceValue as { url?: string }[]) ?? [];
+    assert.deepEqual(schemas.filter((e) => e.url === theirSchema.url), [theirSchema], 'the folder\'s schema entry stays');
+    assert.ok(!schemas.some((e) => e.url?.endsWith('/media/config.schema.json')), 'our schema entry is gone');
+
+    await settings().update('files.exclude', Object.keys(exclude).length > 1 ? { ...exclude, 'their-build/**': undefined } : undefined, vscode.ConfigurationTarget.Workspace);
+    await settings().update('json.schemas', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('notesapp.applySettings');
+  });
+
   it('"Notes: Remove Applied VS Code Settings" leaves no key of ours behind and stays in effect until applied again', async () => {
     const config = writeConfig((c) => {
       c.editor.fontSize = 19;

@@ -2,13 +2,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import type { NotesConfig } from '../../core/config/schema';
-import { vscodeSettingsFor, type SettingScope, type SettingWrite } from './settings-map';
+import { joinSetting, unjoinSetting, vscodeSettingsFor, type SettingJoin, type SettingScope, type SettingWrite } from './settings-map';
 
 /** What we wrote, and what was there before, so that removal restores the folder's own value. */
 interface AppliedEntry {
   scope: SettingScope;
   key: string;
+  /** Our part of the value (see SettingWrite.join). */
   value: unknown;
+  join?: SettingJoin;
+  /** The folder's value before we first wrote. */
   previous: unknown;
 }
 
@@ -31,7 +34,7 @@ export class AppliedSettings {
     private readonly state: vscode.Memento,
     private readonly log: vscode.LogOutputChannel,
     /** Extra settings that are not part of the mapping (the JSON schema association of an overridden path). */
-    private readonly extra: (current: (scope: SettingScope, key: string) => unknown) => SettingWrite[] = () => [],
+    private readonly extra: () => SettingWrite[] = () => [],
   ) {}
 
   /** true: applied in this folder; false: the user said no or removed them; undefined: not asked yet. */
@@ -58,7 +61,7 @@ export class AppliedSettings {
         return;
       }
       const record = this.record();
-      const wanted = [...vscodeSettingsFor(config), ...this.extra((scope, key) => this.current(scope, key))];
+      const wanted = [...vscodeSettingsFor(config), ...this.extra()];
       const wantedIds = new Set(wanted.map((w) => id(w.scope, w.key)));
       for (const [entryId, entry] of Object.entries(record)) {
         if (!wantedIds.has(entryId)) {
@@ -69,11 +72,14 @@ export class AppliedSettings {
       for (const write of wanted) {
         const entryId = id(write.scope, write.key);
         const current = this.current(write.scope, write.key);
+        const oldOurs = record[entryId]?.value;
         if (!record[entryId]) record[entryId] = { ...write, previous: current };
         record[entryId].value = write.value;
-        if (isDeepStrictEqual(current, write.value)) continue;
+        record[entryId].join = write.join;
+        const target = joinSetting(write.join ?? 'replace', current, write.value, record[entryId].previous, oldOurs);
+        if (isDeepStrictEqual(current, target)) continue;
         // A write that failed left the earlier value in place: nothing of ours to take back later.
-        if (!(await this.write(write.scope, write.key, write.value)) && isDeepStrictEqual(current, record[entryId].previous)) delete record[entryId];
+        if (!(await this.write(write.scope, write.key, target)) && isDeepStrictEqual(current, record[entryId].previous)) delete record[entryId];
       }
       await this.state.update(STATE_KEY, record);
     });
@@ -101,11 +107,13 @@ export class AppliedSettings {
 
   private async restore(entry: AppliedEntry): Promise<boolean> {
     const current = this.current(entry.scope, entry.key);
-    if (!isDeepStrictEqual(current, entry.value)) {
+    const restored = unjoinSetting(entry.join ?? 'replace', current, entry.value, entry.previous);
+    if (restored === 'unchanged') {
       this.log.info(`Leaving ${entry.key} (${entry.scope}) alone: it was changed after it was applied`);
       return false;
     }
-    return this.write(entry.scope, entry.key, entry.previous);
+    if (isDeepStrictEqual(current, restored.value)) return true;
+    return this.write(entry.scope, entry.key, restored.value);
   }
 
   private current(scope: SettingScope, key: string): unknown {

@@ -1,14 +1,74 @@
 // Which VS Code settings the configuration drives (pure: no 'vscode' import, unit-tested in plain Node).
+import { isDeepStrictEqual } from 'node:util';
 import type { NotesConfig } from '../../core/config/schema';
 
 /** `markdown`: a language-scoped `[markdown]` setting; `workspace`: a setting of the opened folder. */
 export type SettingScope = 'markdown' | 'workspace';
 
+/**
+ * How our value joins the folder's own: `replace` (default) writes it whole; `keys` (an object such as
+ * `files.exclude`) puts our keys over the folder's own; `url` (an array such as `json.schemas`) adds our entries
+ * beside the folder's, each known by its `url`.
+ */
+export type SettingJoin = 'replace' | 'keys' | 'url';
+
 export interface SettingWrite {
   scope: SettingScope;
   /** Full setting id, e.g. `editor.fontSize`. */
   key: string;
+  /** Our part of the value (for `keys` and `url` joins only ours, not the folder's). */
   value: unknown;
+  join?: SettingJoin;
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const urlOf = (v: unknown) => (isObj(v) ? v.url : undefined);
+
+/**
+ * The value to write so that the folder has ours joined with its own. `current` is the folder's value now,
+ * `before` the folder's value before we first wrote, `oldOurs` what we joined last time (keys we no longer
+ * want get the folder's earlier value back).
+ */
+export function joinSetting(join: SettingJoin, current: unknown, ours: unknown, before: unknown, oldOurs?: unknown): unknown {
+  if (join === 'keys' && isObj(ours)) {
+    const base: Obj = isObj(current) ? { ...current } : {};
+    for (const key of Object.keys(isObj(oldOurs) ? oldOurs : {})) {
+      if (key in ours) continue;
+      if (isObj(before) && key in before) base[key] = before[key];
+      else delete base[key];
+    }
+    return { ...base, ...ours };
+  }
+  if (join === 'url' && Array.isArray(ours)) {
+    const urls = new Set(ours.map(urlOf));
+    return [...(Array.isArray(current) ? current.filter((e) => !urls.has(urlOf(e))) : []), ...ours];
+  }
+  return ours;
+}
+
+/**
+ * The value to write when ours is taken back, or `unchanged` when the folder's value must stay (it is not ours
+ * any more: changed since we wrote it). Parts the user changed since are left as they are.
+ */
+export function unjoinSetting(join: SettingJoin, current: unknown, ours: unknown, before: unknown): { value: unknown } | 'unchanged' {
+  if (join === 'keys' && isObj(ours)) {
+    if (!isObj(current)) return 'unchanged';
+    const out: Obj = { ...current };
+    for (const [key, value] of Object.entries(ours)) {
+      if (!isDeepStrictEqual(out[key], value)) continue; // the user's value now
+      if (isObj(before) && key in before) out[key] = before[key];
+      else delete out[key];
+    }
+    return { value: Object.keys(out).length === 0 && !isObj(before) ? undefined : out };
+  }
+  if (join === 'url' && Array.isArray(ours)) {
+    if (!Array.isArray(current)) return 'unchanged';
+    const urls = new Set(ours.map(urlOf));
+    const rest = current.filter((e) => !urls.has(urlOf(e)));
+    return { value: rest.length === 0 && !Array.isArray(before) ? undefined : rest };
+  }
+  return isDeepStrictEqual(current, ours) ? { value: before } : 'unchanged';
 }
 
 const LIGHT_THEME = 'Default Light Modern';
@@ -50,8 +110,8 @@ function patterns(list: string[], extra: Record<string, boolean> = {}): Record<s
 }
 
 /**
- * The settings the configuration asks for. Every value is complete (never merged with the user's own
- * values), so applying it twice is the same as applying it once.
+ * The settings the configuration asks for. Applying them twice is the same as applying them once; the two exclude
+ * objects join the folder's own patterns (`keys`), every other value is ours whole.
  */
 export function vscodeSettingsFor(config: NotesConfig): SettingWrite[] {
   const e = config.editor;
@@ -76,8 +136,8 @@ export function vscodeSettingsFor(config: NotesConfig): SettingWrite[] {
     ws('markdown.preview.fontSize', e.fontSize),
     ws('markdown.preview.lineHeight', e.lineHeight),
     ws('markdown.math.enabled', e.enableMath),
-    ws('files.exclude', patterns(config.files.excludePatterns, config.files.showHiddenFiles ? {} : { '**/.*': true })),
-    ws('search.exclude', patterns(config.search.excludePatterns)),
+    { ...ws('files.exclude', patterns(config.files.excludePatterns, config.files.showHiddenFiles ? {} : { '**/.*': true })), join: 'keys' },
+    { ...ws('search.exclude', patterns(config.search.excludePatterns)), join: 'keys' },
     ws('search.maxResults', config.search.maxResults),
     ws('workbench.sideBar.location', config.ui.sidebarPosition),
     ws('workbench.statusBar.visible', config.ui.showStatusBar),
@@ -129,9 +189,9 @@ export const MAPPED_FIELDS: [field: string, setting: string][] = [
   ['theme', '`workbench.colorTheme`: light -> Default Light Modern, dark -> Default Dark Modern; system -> `window.autoDetectColorScheme`: true; custom -> Dark or Light Modern by the luminance of `customTheme.colors.background`'],
   ['customTheme.colors.*', '`workbench.colorCustomizations` (when theme is custom): ' + Object.entries(COLOR_KEYS).map(([k, v]) => `${k} -> ${v.join(', ')}`).join('; ')],
   ['customTheme.syntax.*', '`editor.tokenColorCustomizations.textMateRules` (when theme is custom): ' + Object.entries(SYNTAX_SCOPES).map(([k, v]) => `${k} -> ${v.join(', ')}`).join('; ')],
-  ['files.excludePatterns', '`files.exclude` (each pattern: true)'],
+  ['files.excludePatterns', '`files.exclude` (each pattern: true), added to the folder\'s own patterns, which stay'],
   ['files.showHiddenFiles', '`files.exclude` gets `**/.*`: true when false'],
-  ['search.excludePatterns', '`search.exclude` (each pattern: true)'],
+  ['search.excludePatterns', '`search.exclude` (each pattern: true), added to the folder\'s own patterns, which stay'],
   ['search.maxResults', '`search.maxResults`'],
   ['ui.sidebarPosition', '`workbench.sideBar.location`'],
   ['ui.showStatusBar', '`workbench.statusBar.visible`'],

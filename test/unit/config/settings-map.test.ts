@@ -1,7 +1,7 @@
 // The VS Code settings the configuration asks for: [markdown]-scoped editor settings, folder settings for the rest.
 import * as assert from 'node:assert/strict';
 import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
-import { vscodeSettingsFor, type SettingWrite } from '../../../src/vscode/config/settings-map';
+import { joinSetting, unjoinSetting, vscodeSettingsFor, type SettingWrite } from '../../../src/vscode/config/settings-map';
 
 function byKey(writes: SettingWrite[]): Record<string, SettingWrite> {
   return Object.fromEntries(writes.map((w) => [w.key, w]));
@@ -51,7 +51,8 @@ describe('config -> VS Code settings', () => {
         }),
       ),
     );
-    assert.deepEqual(w['files.exclude'], { scope: 'workspace', key: 'files.exclude', value: { 'drafts/**': true, '**/.*': true } });
+    assert.deepEqual(w['files.exclude'], { scope: 'workspace', key: 'files.exclude', value: { 'drafts/**': true, '**/.*': true }, join: 'keys' });
+    assert.equal(w['search.exclude'].join, 'keys');
     assert.deepEqual(w['search.exclude'].value, { 'archive/**': true });
     assert.equal(w['workbench.sideBar.location'].value, 'right');
     assert.equal(w['workbench.statusBar.visible'].value, false);
@@ -82,5 +83,42 @@ describe('config -> VS Code settings', () => {
     const writes = vscodeSettingsFor(config((c) => ((c.theme = 'custom'), (c.customTheme = { name: 'x', colors: { editor: '#000000' }, syntax: { keyword: '#ffffff' } }))));
     const ids = writes.map((w) => `${w.scope}:${w.key}`);
     assert.equal(new Set(ids).size, ids.length);
+  });
+});
+
+describe('joining our settings with the folder\'s own (files.exclude, search.exclude, json.schemas)', () => {
+  it('exclude patterns go over the folder\'s own, which stay; removal takes back only ours, restoring a key we overwrote', () => {
+    const folder = { '**/node_modules': true, 'drafts/**': false };
+    const ours = { 'drafts/**': true, 'archive/**': true };
+    const written = joinSetting('keys', folder, ours, folder);
+    assert.deepEqual(written, { '**/node_modules': true, 'drafts/**': true, 'archive/**': true });
+    // The user adds a pattern of their own meanwhile; removal keeps it and gives drafts/** its earlier value back.
+    const edited = { ...(written as object), 'build/**': true };
+    assert.deepEqual(unjoinSetting('keys', edited, ours, folder), { value: { '**/node_modules': true, 'drafts/**': false, 'build/**': true } });
+  });
+
+  it('a pattern dropped from the config is taken back on the next apply; one the user changed since is theirs', () => {
+    const before = { 'x/**': true };
+    const first = joinSetting('keys', before, { 'a/**': true, 'b/**': true }, before);
+    const second = joinSetting('keys', first, { 'b/**': true }, before, { 'a/**': true, 'b/**': true });
+    assert.deepEqual(second, { 'x/**': true, 'b/**': true });
+    assert.deepEqual(unjoinSetting('keys', { 'x/**': true, 'b/**': false }, { 'b/**': true }, before), { value: { 'x/**': true, 'b/**': false } });
+    assert.deepEqual(unjoinSetting('keys', { 'b/**': true }, { 'b/**': true }, undefined), { value: undefined }, 'nothing left: the setting goes');
+  });
+
+  it('our json.schemas entry joins the folder\'s entries by url; removal keeps entries added since and forgets only ours', () => {
+    const url = 'file:///ext/media/config.schema.json';
+    const ours = [{ fileMatch: ['/tmp/c/config.json'], url }];
+    const theirs = { fileMatch: ['*.foo.json'], url: 'https://example.test/foo.json' };
+    const written = joinSetting('url', [theirs, { fileMatch: ['/old/path.json'], url }], ours, [theirs]);
+    assert.deepEqual(written, [theirs, ...ours], 'a stale entry of ours is replaced, not duplicated');
+    const added = { fileMatch: ['*.bar.json'], url: 'https://example.test/bar.json' };
+    assert.deepEqual(unjoinSetting('url', [theirs, ...ours, added], ours, [theirs]), { value: [theirs, added] });
+    assert.deepEqual(unjoinSetting('url', ours, ours, undefined), { value: undefined });
+  });
+
+  it('a whole value is restored only while it is still ours', () => {
+    assert.deepEqual(unjoinSetting('replace', 19, 19, 14), { value: 14 });
+    assert.equal(unjoinSetting('replace', 20, 19, 14), 'unchanged');
   });
 });
