@@ -2,8 +2,8 @@
 import matter from 'gray-matter';
 import { NotesError } from '../errors';
 
-/** Matches a leading YAML frontmatter block, including the newline after the closing delimiter. */
-const FRONTMATTER_BLOCK = /^\uFEFF?---[ \t]*\r?\n(?:[\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
+/** Matches a leading YAML frontmatter block, including the newline after the closing delimiter; group 1 is its YAML. */
+const FRONTMATTER_BLOCK = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?\r?\n)?---[ \t]*(?:\r?\n|$)/;
 
 export interface SplitNote {
   /** Parsed frontmatter (empty when the note has none). */
@@ -54,24 +54,88 @@ export function splitNote(text: string): SplitNote {
   }
 }
 
+/** One top-level `key: value` entry of a block mapping, as written (its lines, comments and line ends). */
+interface Entry {
+  key: string;
+  raw: string;
+}
+
 /**
- * Merges `patch` into the frontmatter: keys set to null are removed, others replaced. The body after the
- * frontmatter block stays byte for byte. With no keys left the frontmatter block is dropped.
+ * Splits YAML text into its top-level entries, or undefined when it is not a plain block mapping (flow mapping,
+ * top-level list, an entry that does not parse alone) and so cannot be edited entry by entry.
+ */
+function topLevelEntries(yaml: string): { preamble: string; entries: Entry[] } | undefined {
+  const lines = yaml.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  let preamble = '';
+  const raws: string[] = [];
+  for (const line of lines) {
+    // A new entry starts at column 0; indented, blank and comment lines continue the one before.
+    if (/^[^\s#]/.test(line)) raws.push(line);
+    else if (raws.length === 0) preamble += line;
+    else raws[raws.length - 1] += line;
+  }
+  const entries: Entry[] = [];
+  for (const raw of raws) {
+    if (/^(-|\{|\[|---|\.\.\.)/.test(raw)) return undefined;
+    let parsed: unknown;
+    try {
+      parsed = loadYaml(raw);
+    } catch {
+      return undefined;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || Object.keys(parsed).length !== 1) return undefined;
+    entries.push({ key: Object.keys(parsed)[0], raw });
+  }
+  return { preamble, entries };
+}
+
+function loadYaml(text: string): unknown {
+  return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, {}).data;
+}
+
+/** `key: value` as YAML ending in `eol`; characters js-yaml 3 would escape (\U0001F600) are written as they are. */
+function dumpEntry(key: string, value: unknown, eol: string): string {
+  const yaml = matter.stringify('', { [key]: value }).replace(/^---\n/, '').replace(/---\n\n?$/, '');
+  const readable = yaml.replace(/(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})/g, (_, slashes: string, hex: string) => slashes + String.fromCodePoint(parseInt(hex, 16)));
+  return readable.replace(/\r?\n/g, eol);
+}
+
+/**
+ * Merges `patch` into the frontmatter: keys set to null are removed, others replaced. Untouched entries stay as
+ * written (dates, quoting, emoji, comments), a byte-order mark stays, line ends follow the frontmatter block's
+ * own, and the body after the block stays byte for byte. With no keys left the frontmatter block is dropped.
  */
 export function updateFrontmatter(text: string, patch: Record<string, unknown>): { text: string; data: Record<string, unknown> } {
-  const { body } = splitNote(text);
+  const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
   const block = FRONTMATTER_BLOCK.exec(text);
+  const body = block ? text.slice(block[0].length) : text.slice(bom.length);
   // Broken YAML is refused here only (parseYaml throws): rewriting it would lose what the user wrote.
-  // Untouched keys keep their YAML types (a date stays a date) by merging into the raw parse, not the JSON view.
   const merged: Record<string, unknown> = block ? { ...parseYaml(block[0]) } : {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
     else merged[key] = value;
   }
-  if (Object.keys(merged).length === 0) return { text: body, data: {} };
-  const eol = /\r\n/.test(text) ? '\r\n' : '\n';
-  // stringify('') yields "---\n<yaml>---\n\n"; drop the trailing empty content line.
-  let header = matter.stringify('', merged).replace(/\n$/, '');
-  if (eol === '\r\n') header = header.replace(/\n/g, '\r\n');
-  return { text: header + body, data: jsonSafe(merged) as Record<string, unknown> };
+  const data = jsonSafe(merged) as Record<string, unknown>;
+  if (Object.keys(merged).length === 0) return { text: bom + body, data: {} };
+  const eol = block ? (block[0].includes('\r\n') ? '\r\n' : '\n') : /\r\n/.test(body) ? '\r\n' : '\n';
+  const inner = block?.[1] ?? '';
+  const parts = topLevelEntries(inner);
+  let yaml: string;
+  if (parts) {
+    const kept = parts.entries.filter((e) => !(e.key in patch && patch[e.key] === null));
+    const written = new Set(parts.entries.map((e) => e.key));
+    yaml =
+      parts.preamble +
+      kept.map((e) => (e.key in patch ? dumpEntry(e.key, patch[e.key], eol) : e.raw.endsWith('\n') ? e.raw : e.raw + eol)).join('') +
+      Object.entries(patch)
+        .filter(([k, v]) => v !== null && !written.has(k))
+        .map(([k, v]) => dumpEntry(k, v, eol))
+        .join('');
+  } else {
+    // Not a plain block mapping: written anew from the merged values.
+    yaml = Object.entries(merged)
+      .map(([k, v]) => dumpEntry(k, v, eol))
+      .join('');
+  }
+  return { text: `${bom}---${eol}${yaml}---${eol}${body}`, data };
 }

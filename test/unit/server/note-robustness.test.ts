@@ -174,3 +174,26 @@ describe('wikilinks to names with dots', () => {
     }
   });
 });
+
+describe('update_note_metadata keeps what it does not touch', () => {
+  it('untouched entries stay as written (dates, emoji, quotes, comments), the BOM stays, line ends follow the frontmatter', async () => {
+    const h = await startServer();
+    try {
+      const file = path.join(h.workspace, 'kept.md');
+      const front = '\uFEFF---\r\ndue: 2024-01-05\r\nmood: "😀 happy"\r\n# reviewed weekly\r\nowner: \'Dana\'\r\nold: x\r\n---\r\n';
+      const body = 'Body with LF lines\nand more\n';
+      fs.writeFileSync(file, front + body);
+      const r = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'update_note_metadata', {
+        path: 'kept.md',
+        metadata: { status: 'done', old: null, emoji: '🎉 party' },
+      });
+      assert.deepEqual(r.frontmatter, { due: '2024-01-05', mood: '😀 happy', owner: 'Dana', status: 'done', emoji: '🎉 party' });
+      assert.equal(
+        fs.readFileSync(file, 'utf8'),
+        '\uFEFF---\r\ndue: 2024-01-05\r\nmood: "😀 happy"\r\n# reviewed weekly\r\nowner: \'Dana\'\r\nstatus: done\r\nemoji: "🎉 party"\r\n---\r\n' + body,
+      );
+    } finally {
+      await h.close();
+    }
+  });
+});
