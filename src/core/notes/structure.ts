@@ -37,8 +37,11 @@ function splitTarget(raw: string): { target: string; heading: string | null } {
   return { target: raw.slice(0, hash), heading: raw.slice(hash + 1) || null };
 }
 
-/** Walks one inline token; text is visited with its file line so multi-line paragraphs report exact lines. */
-function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[]): void {
+/**
+ * Walks one inline token; text is visited with its file line so multi-line paragraphs report exact lines.
+ * `tags`: false in headings, where "#" text is a title (e.g. "Issue #notatag"), not a tag (README decision).
+ */
+function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean): void {
   let line = firstLine;
   let openLink: { href: string; text: string; line: number } | undefined;
   for (const child of inline.children ?? []) {
@@ -71,7 +74,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
           const heading = m[3]?.trim() || null;
           out.links.push({ type: 'wikilink', target, heading, text: m[4]?.trim() || target || heading || '', line });
         }
-        for (const m of text.matchAll(TAG)) out.inlineTags.push(m[2]);
+        if (tags) for (const m of text.matchAll(TAG)) out.inlineTags.push(m[2]);
         prose.push(text.replace(WIKILINK, (_s: string, _b: string, target: string, heading?: string, alias?: string) => alias ?? target ?? heading ?? ''));
         break;
       }
@@ -88,11 +91,12 @@ export function analyseBody(body: string, bodyLineOffset: number): NoteStructure
     const token = tokens[i];
     if (token.type !== 'inline') continue;
     const prose: string[] = [];
-    walkInline(token, lineOf(token, bodyLineOffset), out, prose);
+    const opener = tokens[i - 1];
+    const heading = opener?.type === 'heading_open';
+    walkInline(token, lineOf(token, bodyLineOffset), out, prose, !heading);
     const text = prose.join('').replace(/\s+/g, ' ').trim();
     out.wordCount += text.match(WORD)?.length ?? 0;
-    const opener = tokens[i - 1];
-    if (opener?.type === 'heading_open') {
+    if (heading) {
       out.headings.push({ level: Number(opener.tag.slice(1)), text, line: lineOf(token, bodyLineOffset) });
     } else if (text) {
       // Task markers are structure, not prose.
