@@ -54,8 +54,6 @@ export class HardenedStdioTransport implements Transport {
   private readonly limiter: RateLimiter;
   private readonly now: () => number;
   private readonly inFlight = new Map<RequestId, InFlight>();
-  /** Requests answered with a timeout error: their late responses are dropped. */
-  private readonly timedOut = new Set<RequestId>();
   private sendChain: Promise<void> = Promise.resolve();
   /** Lines read but not yet handled (batches from the line reader) and the position in the first batch. */
   private readonly pending: LineEvent[][] = [];
@@ -98,7 +96,12 @@ export class HardenedStdioTransport implements Transport {
     let outgoing: JSONRPCMessage = message;
     if ('id' in message && !('method' in message) && message.id !== undefined) {
       const id = message.id;
-      if (this.timedOut.delete(id)) return; // already answered with a timeout error
+      if (!this.inFlight.has(id)) {
+        // Its request was answered with a timeout error or cancelled: nothing more may be sent for it. (The SDK
+        // drops such replies itself, except for id 0, whose cancellation it ignores.)
+        this.options.log('info', `dropped a late reply to request ${JSON.stringify(id)}: it timed out or was cancelled`);
+        return;
+      }
       const size = Buffer.byteLength(JSON.stringify(message));
       if (size > this.options.limits.maxPayloadBytes) {
         outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size));
@@ -265,7 +268,6 @@ export class HardenedStdioTransport implements Transport {
       void this.write(errorResponse(id, body));
       return false;
     }
-    this.timedOut.delete(id);
     const tool = method === 'tools/call' && isRecord(params) && typeof params.name === 'string' ? params.name : undefined;
     const timer = setTimeout(() => this.onTimeout(id), this.options.limits.timeoutMs);
     timer.unref();
@@ -276,7 +278,6 @@ export class HardenedStdioTransport implements Transport {
   private onTimeout(id: RequestId): void {
     const entry = this.inFlight.get(id);
     if (!entry) return;
-    this.timedOut.add(id);
     // The SDK aborts the handler's `extra.signal` on a cancellation for this id and then drops its reply.
     this.onmessage?.({
       jsonrpc: '2.0',

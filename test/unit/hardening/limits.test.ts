@@ -204,6 +204,19 @@ describe('cancelled requests over real stdio', function () {
     assert.equal(timeoutLines.length, 1, `one timeout logged (id 3), none for the cancelled request:\n${server.stderr}`);
   });
 
+  it('drops a reply that comes after its timeout error and keeps no record of the request (id 0 is answered late by the SDK)', async () => {
+    server = new RawServer({ args: ['--timeout-ms', '300'], env: { NOTESAPP_TEST_HOOKS: '1' } });
+    await server.initialize();
+    server.send({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 700 } } });
+    const first = await server.waitFor((m) => m.id === 0);
+    assert.equal(first.error?.code, -32001);
+    await server.waitForStderr(/dropped a late reply to request 0: it timed out or was cancelled/);
+    const from = server.messages.length;
+    server.send({ jsonrpc: '2.0', id: 0, method: 'ping' });
+    assert.deepEqual((await server.waitFor((m) => m.id === 0, from)).result, {}, 'the id is free for a new request');
+    assert.equal(server.messages.filter((m) => m.id === 0).length, 2, 'the timeout error and the new ping reply, nothing else');
+  });
+
   it('ignores a cancellation for an id that is not running', async () => {
     server = new RawServer();
     await server.initialize();
