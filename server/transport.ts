@@ -315,7 +315,7 @@ export class HardenedStdioTransport implements Transport {
       this.noteInvalid('malformed response ignored');
       return;
     }
-    const id = record && (typeof record.id === 'string' || (typeof record.id === 'number' && Number.isFinite(record.id))) ? record.id : null;
+    const id = record ? echoableId(record.id) : null;
     const why = describeInvalid(value);
     this.noteInvalid(`invalid request: ${why}`);
     void this.write(errorResponse(id, {
@@ -348,6 +348,16 @@ function errorResponse(id: RequestId | null, error: JsonRpcErrorBody): JSONRPCMe
   return { jsonrpc: '2.0', id, error } as unknown as JSONRPCMessage;
 }
 
+/**
+ * The id to put in an error reply: a string, or a number that reads back exactly. An integer beyond 2^53 has
+ * already lost digits in parsing, so echoing it would name another request: JSON-RPC's null instead.
+ */
+function echoableId(id: unknown): RequestId | null {
+  if (typeof id === 'string') return id;
+  if (typeof id === 'number' && Number.isFinite(id) && (Number.isSafeInteger(id) || !Number.isInteger(id))) return id;
+  return null;
+}
+
 /** `tools/call read_file` for a tool call, else the method. */
 function requestName(entry: InFlight): string {
   return entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
@@ -378,7 +388,7 @@ function describeInvalid(value: unknown): string {
   if (Array.isArray(value)) return 'batches (JSON arrays) are not supported; send one object per line';
   if (!isRecord(value)) return `the message is a JSON ${value === null ? 'null' : typeof value}, not an object`;
   if (value.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
-  if ('id' in value && !(typeof value.id === 'string' || typeof value.id === 'number')) return 'id must be a string or a number';
+  if ('id' in value && !(typeof value.id === 'string' || Number.isSafeInteger(value.id))) return 'id must be a string or an integer';
   if (typeof value.method !== 'string') return 'method must be a string';
   if ('params' in value && !isRecord(value.params)) return 'params must be an object';
   return 'not a valid JSON-RPC 2.0 request';

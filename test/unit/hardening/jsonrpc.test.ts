@@ -89,13 +89,17 @@ describe('JSON-RPC robustness over real stdio', function () {
       [{ jsonrpc: '1.0', id: 3, method: 'ping' }, 3, /jsonrpc must be "2.0"/],
       [{ jsonrpc: '2.0', id: 'p', method: 'ping', params: [1, 2] }, 'p', /params must be an object/],
       [{ jsonrpc: '2.0', id: 4, method: 42 }, 4, /method must be a string/],
-      [{ jsonrpc: '2.0', id: { nested: true }, method: 'ping' }, null, /id must be a string or a number/],
+      [{ jsonrpc: '2.0', id: { nested: true }, method: 'ping' }, null, /id must be a string or an integer/],
+      [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, 1.5, /id must be a string or an integer/],
       [[{ jsonrpc: '2.0', id: 5, method: 'ping' }], null, /batches/],
       [[], null, /batches/],
       ['just a string', null, /not an object/],
       [null, null, /not an object/],
     ];
     for (const [value] of cases) server.send(value);
+    // An integer too large to read exactly: echoing it would name another request, so the reply has id null.
+    server.write('{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}\n');
+    cases.push([null, null, /id must be a string or an integer/]);
     const pong = await server.request('then', 'ping');
     assert.deepEqual(pong.result, {});
     const replies = server.messages.filter((m) => m.id !== 'then');
