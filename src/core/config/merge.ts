@@ -21,7 +21,10 @@ export function deepMerge(base: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = structuredClone(base);
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    out[key] = deepMerge(base[key], value);
+    // Defined, not assigned: a "__proto__" key from parsed JSON stays an ordinary (unknown, so rejected) key
+    // instead of replacing the result's prototype.
+    const own = Object.prototype.hasOwnProperty.call(base, key) ? base[key] : undefined;
+    Object.defineProperty(out, key, { value: deepMerge(own, value), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
