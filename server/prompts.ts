@@ -1,17 +1,18 @@
 // MCP prompts over notes: summarize, extract action items, improve writing; note paths complete.
 import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { ErrorCode, McpError, type GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isNotesError } from '../src/core/errors';
 import { extractTasks } from '../src/core/notes/tasks';
 import { completeNotePath, noteUri } from './resources';
 import type { NotesContext } from './tools/context';
+import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 
 async function readNote(ctx: NotesContext, userPath: string): Promise<{ path: string; text: string }> {
   try {
     return await (await ctx.files()).readText(userPath);
   } catch (err) {
-    if (isNotesError(err)) throw new McpError(ErrorCode.InvalidParams, err.message);
+    if (isNotesError(err)) throw new ProtocolError(ProtocolErrorCode.invalidParams, err.message);
     throw err;
   }
 }

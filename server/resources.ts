@@ -1,16 +1,18 @@
 // MCP resources (spec 2.3): notes, workspace info, configuration values, theme, plugins; completion and subscriptions.
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError, SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import { isNotesError } from '../src/core/errors';
 import { watchFileContent, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
 import { readNoteMetadata } from './tools/note';
+import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 import { currentWorkspaceInfo } from './tools/workspace';
 
 export const NOTE_URI_PREFIX = 'notesapp://notes/';
 export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
+const THEME_URI = 'notesapp://theme/current';
 const COMPLETION_LIMIT = 100;
 /** resources/list names at most this many notes (sorted by path); completion and list_files reach the rest. */
 export const MAX_LISTED_NOTES = 2000;
@@ -25,8 +27,8 @@ function json(uri: string, value: unknown): ReadResourceResult {
 
 /** Resource reads answer JSON-RPC errors; domain errors keep their message. */
 function asResourceError(err: unknown, uri: string): never {
-  if (isNotesError(err, 'NOT_FOUND')) throw new McpError(-32002, `Resource not found: ${uri}. ${err.message}`, { uri });
-  if (isNotesError(err)) throw new McpError(ErrorCode.InvalidParams, err.message, { uri });
+  if (isNotesError(err, 'NOT_FOUND')) throw new ProtocolError(ProtocolErrorCode.resourceNotFound, `Resource not found: ${uri}. ${err.message}`, { uri });
+  if (isNotesError(err)) throw new ProtocolError(ProtocolErrorCode.invalidParams, err.message, { uri });
   throw err;
 }
 
@@ -140,7 +142,7 @@ export function registerResources(ctx: NotesContext): Disposable {
       const key = decodeURIComponent(String(variables.key));
       const { found, value } = lookup(redactedConfig(ctx), key);
       if (!found) {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown configuration key "${key}". Top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri: uri.href });
+        throw new ProtocolError(ProtocolErrorCode.invalidParams, `Unknown configuration key "${key}". Top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri: uri.href });
       }
       return json(uri.href, { key, value });
     },
@@ -148,7 +150,7 @@ export function registerResources(ctx: NotesContext): Disposable {
 
   server.registerResource(
     'theme',
-    'notesapp://theme/current',
+    THEME_URI,
     { title: 'Current theme', description: 'The theme setting (light, dark, system or custom), the custom theme colors, and the editor fonts.', mimeType: 'application/json' },
     async (uri) => {
       const { theme, customTheme, editor } = ctx.config;
@@ -185,6 +187,11 @@ export function registerResources(ctx: NotesContext): Disposable {
   );
 
   return registerSubscriptions(ctx);
+}
+
+/** Resources besides notes that can be subscribed to (they change with the note set or a restart). */
+function isFixedResource(uri: string): boolean {
+  return uri === WORKSPACE_INFO_URI || uri === THEME_URI || /^notesapp:\/\/(config|plugins)\/[^/]+$/.test(uri);
 }
 
 /** resources/subscribe on a note watches the file; the note set is watched for list_changed. */
@@ -238,8 +245,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
         const relative = decodeURIComponent(new URL(uri).href.slice(NOTE_URI_PREFIX.length));
         absolute = (await (await ctx.guard()).resolve(relative)).absolute;
       } catch (err) {
-        if (isNotesError(err)) throw new McpError(ErrorCode.InvalidParams, err.message, { uri });
-        throw new McpError(ErrorCode.InvalidParams, `Cannot subscribe to ${uri}: ${(err as Error).message}`, { uri });
+        if (isNotesError(err)) throw new ProtocolError(ProtocolErrorCode.invalidParams, err.message, { uri });
+        throw new ProtocolError(ProtocolErrorCode.invalidParams, `Cannot subscribe to ${uri}: ${(err as Error).message}`, { uri });
       }
       subscriptions.set(
         uri,
@@ -247,9 +254,15 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
           if (server.isConnected()) void server.server.sendResourceUpdated({ uri });
         }),
       );
-    } else {
+    } else if (isFixedResource(uri)) {
       // Other resources change only with the note set (workspace/info) or with a restart (configuration).
       subscriptions.set(uri, { dispose: () => undefined });
+    } else {
+      throw new ProtocolError(
+        ProtocolErrorCode.resourceNotFound,
+        `Resource not found: ${uri}. Subscribable: notesapp://notes/{path}, ${WORKSPACE_INFO_URI}, ${THEME_URI}, notesapp://config/{key}, notesapp://plugins/{name}.`,
+        { uri },
+      );
     }
     return {};
   });

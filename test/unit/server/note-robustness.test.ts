@@ -197,3 +197,43 @@ describe('update_note_metadata keeps what it does not touch', () => {
     }
   });
 });
+
+describe('small protocol edges', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer();
+  });
+  after(async () => h?.close());
+
+  it('resources/subscribe refuses a URI that is not one of our resources', async () => {
+    for (const uri of ['bogus://x', 'notesapp://nothing/here']) {
+      await assert.rejects(h.client.subscribeResource({ uri }), (err: Error & { code?: number }) => {
+        assert.equal(err.code, -32002);
+        assert.match(err.message, /Resource not found/);
+        return true;
+      });
+    }
+    await h.client.subscribeResource({ uri: 'notesapp://theme/current' });
+    await h.client.subscribeResource({ uri: 'notesapp://config/editor' });
+  });
+
+  it('error messages carry the MCP error prefix once', async () => {
+    await assert.rejects(h.client.readResource({ uri: 'notesapp://config/editor.noSuchKey' }), (err: Error & { code?: number }) => {
+      assert.match(err.message, /^MCP error -32602: Unknown configuration key "editor\.noSuchKey"\./);
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, err.message);
+      return true;
+    });
+    await assert.rejects(h.client.getPrompt({ name: 'summarize-note', arguments: { path: 'missing.md' } }), (err: Error) => {
+      assert.equal(err.message.match(/MCP error/g)?.length, 1, err.message);
+      return true;
+    });
+  });
+
+  it('create_note in a "folder" that is a file answers a clear error without an absolute path or stack', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'plain.md'), 'a file');
+    const message = await callError(h.client, 'create_note', { title: 'Inside', folder: 'plain.md', content: 'x' });
+    assert.match(message, /"plain\.md\/Inside\.md": a part of its folder path is a file, not a folder/);
+    assert.ok(!message.includes(h.workspace) && !/\n\s+at /.test(message), message);
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'plain.md'), 'utf8'), 'a file');
+  });
+});
