@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { isNotesError } from '../../../src/core/errors';
 import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
+import { withFileLock } from '../../../src/core/config/lock';
 import { ConfigStore } from '../../../src/core/config/store';
 import { backupsIn, readJson, recordingLogger, tempConfigDir } from './helpers';
 
@@ -142,6 +143,29 @@ describe('config store', () => {
       fs.utimesSync(`${tmp.file}.lock`, old, old);
       await store.updateConfig({ theme: 'dark' });
       assert.equal((await store.readConfig()).theme, 'dark');
+    });
+  });
+
+  describe('lock file', () => {
+    it('when many writers find the same stale lock, exactly one takes it over at a time', async () => {
+      for (let round = 0; round < 5; round++) {
+        fs.writeFileSync(`${tmp.file}.lock`, '99999');
+        const old = new Date(Date.now() - 60_000);
+        fs.utimesSync(`${tmp.file}.lock`, old, old);
+        let inside = 0;
+        let most = 0;
+        await Promise.all(
+          Array.from({ length: 8 }, () =>
+            withFileLock(tmp.file, async () => {
+              most = Math.max(most, ++inside);
+              for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+              inside--;
+            }),
+          ),
+        );
+        assert.equal(most, 1, `round ${round}: two writers held the lock together`);
+        assert.equal(fs.existsSync(`${tmp.file}.lock`), false);
+      }
     });
   });
 
