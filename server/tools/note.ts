@@ -101,7 +101,7 @@ export function registerNoteTools(ctx: NotesContext): void {
       }
       const updated = updateFrontmatter(text, metadata);
       await files.write(relative, updated.text, { exclusive: false });
-      return { structured: { success: true as const, path: relative, frontmatter: JSON.parse(JSON.stringify(updated.data)) as Record<string, unknown> } };
+      return { structured: { success: true as const, path: relative, frontmatter: updated.data } };
     },
   });
 }

@@ -285,7 +285,7 @@ export class FileAccess {
   }
 
   /** Reads a whole text file for internal use (metadata, search, tasks). */
-  async readText(userPath: string): Promise<{ path: string; absolute: string; text: string }> {
+  async readText(userPath: string): Promise<{ path: string; text: string }> {
     const { absolute, relative } = await this.guard.resolve(userPath);
     const stat = await this.statFile(absolute, relative);
     if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
@@ -294,7 +294,7 @@ export class FileAccess {
     if (bytes.subarray(0, 8192).includes(0)) {
       throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file, not a note; only text can be read.`, { path: relative });
     }
-    return { path: relative, absolute, text: bytes.toString('utf8') };
+    return { path: relative, text: bytes.toString('utf8') };
   }
 
   private checkWritable(relative: string, content: string): number {

@@ -25,9 +25,8 @@ export interface McpShellDeps {
 
 export function registerMcpShell(context: vscode.ExtensionContext, { log, store, bridge }: McpShellDeps): McpShell {
   const version = String(context.extension.packageJSON.version);
+  // Kept current by the one watchConfig subscription below.
   let config: NotesConfig = loadConfigFile(store.file).config;
-  const unwatch = store.watchConfig((next) => (config = next));
-  context.subscriptions.push({ dispose: unwatch });
 
   const nodePath = () => vscode.workspace.getConfiguration('notesapp.mcp').get<string>('nodePath')?.trim() || undefined;
   // The first local folder of the window; with none open, workspace.defaultPath of the config; else nothing to serve.
