@@ -24,6 +24,9 @@ import type { LogFn } from './logger';
 
 type RequestId = string | number;
 
+const PAUSE_WRITES = 1024;
+const RESUME_WRITES = 256;
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 export interface HardenedTransportOptions {
@@ -59,6 +62,9 @@ export class HardenedStdioTransport implements Transport {
   private readonly pending: LineEvent[][] = [];
   private pendingIndex = 0;
   private yielding = false;
+  /** Replies waiting to be written; reading pauses at PAUSE_WRITES and resumes at RESUME_WRITES. */
+  private queuedWrites = 0;
+  private throttled = false;
   private ended = false;
   private closed = false;
   private invalidCount = 0;
@@ -116,10 +122,27 @@ export class HardenedStdioTransport implements Transport {
 
   private write(message: JSONRPCMessage): Promise<void> {
     // One write at a time keeps order and leaves a single 'drain' listener however many replies queue up.
-    this.sendChain = this.sendChain.then(() => this.writer.send(message)).catch((err: unknown) => {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
-    });
+    this.queuedWrites++;
+    this.sendChain = this.sendChain
+      .then(() => this.writer.send(message))
+      .catch((err: unknown) => {
+        this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      })
+      .then(() => this.afterWrite());
     return this.sendChain;
+  }
+
+  /** Reading resumes once a client that stopped reading replies has caught up. */
+  private afterWrite(): void {
+    this.queuedWrites--;
+    if (!this.throttled || this.queuedWrites > RESUME_WRITES) return;
+    this.throttled = false;
+    this.resumeReading();
+    this.drain();
+  }
+
+  private resumeReading(): void {
+    if (!this.closed && !this.ended && !this.yielding && !this.throttled) this.stdin.resume();
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
@@ -138,7 +161,7 @@ export class HardenedStdioTransport implements Transport {
    * connection closes: the SDK aborts what is still running at close, so `echo request | server` would get nothing.
    */
   private closeWhenIdle(): void {
-    if (!this.ended || this.closed || this.yielding || this.pending.length > 0 || this.inFlight.size > 0) return;
+    if (!this.ended || this.closed || this.yielding || this.throttled || this.pending.length > 0 || this.inFlight.size > 0) return;
     // After the reply that finished the last request has been queued (send() finishes, then writes).
     setImmediate(() => {
       void this.sendChain.then(() => {
@@ -148,7 +171,14 @@ export class HardenedStdioTransport implements Transport {
   }
 
   private drainLines(): void {
-    while (!this.closed && !this.yielding && this.pending.length > 0) {
+    while (!this.closed && !this.yielding && !this.throttled && this.pending.length > 0) {
+      if (this.queuedWrites >= PAUSE_WRITES) {
+        // Backpressure: a client that does not read its replies (each bad line gets one) stops our reading, so
+        // neither the replies nor its input pile up in memory.
+        this.throttled = true;
+        this.stdin.pause();
+        return;
+      }
       const batch = this.pending[0];
       const event = batch[this.pendingIndex++];
       if (this.pendingIndex >= batch.length) {
@@ -172,7 +202,7 @@ export class HardenedStdioTransport implements Transport {
         setImmediate(() => {
           this.yielding = false;
           if (this.closed) return;
-          if (!this.ended) this.stdin.resume();
+          this.resumeReading();
           this.drain();
         });
       }

@@ -235,3 +235,31 @@ describe('end of input over real stdio', function () {
     }
   });
 });
+
+describe('backpressure over real stdio', function () {
+  this.timeout(60_000);
+
+  it('stops reading while the client does not read its replies, then answers everything once it does', async () => {
+    const s = new RawServer();
+    try {
+      await s.initialize();
+      s.child.stdout.pause(); // a client that sends and never reads
+      const LINES = 20_000; // 2 MB of lines that are not JSON, each worth a reply
+      const drained = new Promise<void>((resolve) => {
+        if (s.child.stdin.write(Buffer.from(`${'x'.repeat(99)}\n`.repeat(LINES)))) resolve();
+        else s.child.stdin.once('drain', () => resolve());
+      });
+      // Without backpressure the server would read all of it at once and queue 20 000 replies in memory. The
+      // absence of reading can only be seen by giving it time: a bounded wait, not a sleep standing in for an event.
+      const readAll = await Promise.race([drained.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1500))]);
+      assert.equal(readAll, false, 'the server stopped reading its input');
+      s.child.stdout.resume();
+      await drained;
+      const pong = await s.request('after-flood', 'ping');
+      assert.deepEqual(pong.result, {});
+      assert.equal(s.messages.filter((m) => m.error?.code === -32700).length, LINES, 'every line was answered, in the end');
+    } finally {
+      await s.stop();
+    }
+  });
+});
