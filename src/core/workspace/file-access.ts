@@ -2,9 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
 import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
+import { createPathFilter, pathListed } from './listing';
 import type { PathGuard } from './path-guard';
 
 export interface FileAccessLimits {
@@ -19,21 +19,14 @@ export interface FileAccessLimits {
 }
 
 /**
- * Which pattern excludes a path: the file itself or any of its folders, tested the way the listing prunes folders
- * (the folder, and the folder with a trailing slash), so what list_files hides cannot be written or deleted.
+ * Which pattern excludes a path: the listing's own filter decides (the file, or any folder the crawl prunes), so
+ * what list_files leaves out for a pattern cannot be written or deleted. `nocase` compares lower-cased paths
+ * and patterns, as file systems that ignore case do.
  */
 function exclusionMatcher(patterns: readonly string[], nocase: boolean): (relative: string) => string | undefined {
-  const matchers = patterns.map((pattern) => ({ pattern, test: picomatch(pattern, { dot: true, nocase }) }));
-  return (relative) => {
-    const parts = relative.split('/');
-    for (let i = 1; i <= parts.length; i++) {
-      const prefix = parts.slice(0, i).join('/');
-      const isFolder = i < parts.length;
-      const hit = matchers.find((m) => m.test(prefix) || (isFolder && m.test(`${prefix}/`)));
-      if (hit) return hit.pattern;
-    }
-    return undefined;
-  };
+  const fold = (text: string) => (nocase ? text.toLowerCase() : text);
+  const matchers = patterns.map((pattern) => ({ pattern, filter: createPathFilter({ excludePatterns: [fold(pattern)], showHiddenFiles: true }) }));
+  return (relative) => matchers.find((m) => !pathListed(fold(relative), m.filter))?.pattern;
 }
 
 export interface ReadResult {
