@@ -114,6 +114,7 @@ export class NotesContext {
     if (!index) return this.scanSearch();
     this.indexedSearch ??= new IndexedSearch(index, {
       fileExtension: this.config.files.fileExtension,
+      maxFileSize: this.config.security.maxFileSize,
       searchExcludePatterns: this.config.search.excludePatterns,
       fallback: () => this.scanSearch(),
     });

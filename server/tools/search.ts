@@ -39,7 +39,9 @@ export function registerSearchTools(ctx: NotesContext): void {
         maxResults: defaults.maxResults,
         signal: extra.signal,
       });
-      return { structured: { results: outcome.results, count: outcome.results.length, truncated: outcome.truncated } };
+      const structured = { results: outcome.results, count: outcome.results.length, truncated: outcome.truncated };
+      // Compact JSON text: indentation would make large result lists a third bigger on the pipe.
+      return { structured, text: JSON.stringify(structured) };
     },
   });
 }

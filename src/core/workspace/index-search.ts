@@ -6,6 +6,8 @@ import type { WorkspaceIndex } from './workspace-index';
 
 export interface IndexedSearchOptions {
   fileExtension: string;
+  /** security.maxFileSize: no larger text reaches the regex worker. */
+  maxFileSize: number;
   /** search.excludePatterns (the index already leaves out files.excludePatterns and hidden files). */
   searchExcludePatterns: readonly string[];
   regexBudgetMs?: number;
@@ -23,7 +25,7 @@ export class IndexedSearch implements SearchBackend {
     private readonly index: WorkspaceIndex,
     private readonly options: IndexedSearchOptions,
   ) {
-    this.worker = new RegexWorker(options.regexBudgetMs ?? 1500);
+    this.worker = new RegexWorker(options.regexBudgetMs ?? 1500, options.maxFileSize);
     this.searchFilter = options.searchExcludePatterns.length ? createPathFilter({ excludePatterns: options.searchExcludePatterns, showHiddenFiles: true }) : undefined;
   }
 

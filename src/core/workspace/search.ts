@@ -159,11 +159,18 @@ export class RegexWorker {
   /** Jobs run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly budgetMs: number) {}
+  /** `maxFileSize`: the largest text it may be given, which sizes its heap. */
+  constructor(
+    private readonly budgetMs: number,
+    private readonly maxFileSize = 10 * 1024 * 1024,
+  ) {}
 
   private get live(): Worker {
     if (!this.worker) {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true });
+      // A small heap makes the worker collect the copies of earlier batches early instead of growing the process.
+      // Room for a batch plus the largest file (two bytes a character) and its matches.
+      const heapMb = WORKER_HEAP_MB + Math.ceil((3 * this.maxFileSize) / (1024 * 1024));
+      this.worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
       this.worker.unref();
     }
     return this.worker;
@@ -247,7 +254,11 @@ export async function readTextFile(absolute: string, maxFileSize: number): Promi
   }
 }
 
+/** Worker heap besides the room for the largest file (see RegexWorker). */
+const WORKER_HEAP_MB = 48;
 const READ_AHEAD = 64;
+/** A search yields to the event loop this often, so other requests and cancellation are heard meanwhile. */
+const YIELD_MS = 15;
 // Batches for the worker: small enough that the early stop at maxResults and cancellation stay cheap, large
 // enough that worker round trips do not dominate.
 const BATCH_BYTES = 4 * 1024 * 1024;
@@ -295,7 +306,12 @@ export async function searchTexts(
     return false;
   };
   let i = 0;
+  let lastYield = Date.now();
   while (i < files.length && !truncated) {
+    if (Date.now() - lastYield >= YIELD_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = Date.now();
+    }
     if (q.signal?.aborted) throw new NotesError('INTERNAL', 'The search was cancelled.');
     const batchFiles: string[] = [];
     const batchTexts: string[] = [];
@@ -328,7 +344,7 @@ export class ScanSearch implements SearchBackend {
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before any listing
     const files = (await this.options.listFiles()).filter((f) => isAllowedTextFile(f, this.options.fileExtension));
-    const worker = q.regex ? new RegexWorker(this.options.regexBudgetMs ?? 1500) : undefined;
+    const worker = q.regex ? new RegexWorker(this.options.regexBudgetMs ?? 1500, this.options.maxFileSize) : undefined;
     try {
       return await searchTexts(q, files, (f) => readTextFile(path.join(this.options.root, ...f.split('/')), this.options.maxFileSize), worker);
     } finally {

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { comparePaths, createPathFilter, type ListOptions, type PathFilter } from './listing';
-import { readTextFile } from './search';
 
 export interface IndexOptions extends ListOptions {
   /** Real path of the workspace root. */
@@ -19,8 +18,8 @@ export interface IndexOptions extends ListOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
-/** Default memory budget for cached note text; NOTESAPP_INDEX_MB overrides it. */
-export const DEFAULT_INDEX_BYTES = 128 * 1024 * 1024;
+/** Default memory budget for cached note text (all of a 10 000-note workspace); NOTESAPP_INDEX_MB overrides it. */
+export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
 const SLICE_MS = 8;
 /** Shared by every synchronous read of the index (one at a time: the event loop runs one at a time). */
@@ -97,9 +96,13 @@ export class WorkspaceIndex {
     return this.files;
   }
 
-  /** The file's text from memory, or from disk when it is not cached. */
-  text(file: string): string | Promise<string | undefined> {
-    return this.texts.get(file) ?? readTextFile(this.absolute(file), this.options.maxFileSize);
+  /**
+   * The file's text from memory, or read from disk when it is not cached (undefined when it is over maxFileSize,
+   * gone or unreadable, as for the scan). Disk reads go through the shared buffer: a search over a workspace
+   * larger than the budget then leaves no buffer per file behind for the garbage collector.
+   */
+  text(file: string): string | undefined {
+    return this.texts.get(file) ?? this.readText(file);
   }
 
   stats(): { files: number; cachedFiles: number; cachedBytes: number; watchedFolders: number } {
@@ -191,6 +194,17 @@ export class WorkspaceIndex {
     this.uncache(file);
     const o = this.options;
     if (!isAllowedTextFile(file, o.fileExtension) || this.texts.size >= o.maxFiles || this.bytes >= o.maxBytes) return;
+    const text = this.readText(file);
+    if (text === undefined) return;
+    const cost = costOf(text);
+    if (this.bytes + cost > o.maxBytes) return;
+    this.texts.set(file, text);
+    this.bytes += cost;
+  }
+
+  /** The whole text of a file, or undefined when it is over maxFileSize, gone or unreadable. */
+  private readText(file: string): string | undefined {
+    const o = this.options;
     let fd: number | undefined;
     try {
       fd = fs.openSync(this.absolute(file), 'r');
@@ -199,7 +213,7 @@ export class WorkspaceIndex {
       let filled = fs.readSync(fd, buf, 0, buf.length, 0);
       if (filled === buf.length) {
         const { size } = fs.fstatSync(fd);
-        if (size > o.maxFileSize) return;
+        if (size > o.maxFileSize) return undefined;
         buf = Buffer.allocUnsafe(size);
         filled = 0;
         while (filled < size) {
@@ -208,14 +222,10 @@ export class WorkspaceIndex {
           filled += n;
         }
       }
-      if (filled > o.maxFileSize) return;
-      const text = buf.toString('utf8', 0, filled);
-      const cost = costOf(text);
-      if (this.bytes + cost > o.maxBytes) return;
-      this.texts.set(file, text);
-      this.bytes += cost;
+      if (filled > o.maxFileSize) return undefined;
+      return buf.toString('utf8', 0, filled);
     } catch {
-      // gone or unreadable: searched from disk, which skips it the same way
+      return undefined; // gone or unreadable: the scan skips it the same way
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }
