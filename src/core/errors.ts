@@ -7,7 +7,6 @@ export type NotesErrorCode =
   | 'FILE_TOO_LARGE'
   | 'UNSUPPORTED_FILE_TYPE'
   | 'NOT_A_FILE'
-  | 'TOOL_DISABLED'
   | 'NO_EDITOR'
   | 'CONFIG_INVALID'
   | 'INTERNAL';

@@ -100,7 +100,10 @@ function describe(s: ServerStatus): string {
   return `Notes MCP server ${state}${s.last_error ? `. Last error: ${s.last_error}` : ''}`;
 }
 
-/** Interactive use gets messages; programmatic use (arguments given) gets results. Errors always reach the user. */
+/**
+ * Every command returns its result (for callers such as tests and other extensions) and also reports it as a
+ * notification, whoever called it; errors always reach the user.
+ */
 export function registerServerCommands(context: vscode.ExtensionContext, api: McpShellApi, store: ConfigStore, log: vscode.LogOutputChannel): void {
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
@@ -130,9 +133,9 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
   const register = (id: string, fn: (...args: never[]) => Promise<unknown>) =>
     context.subscriptions.push(vscode.commands.registerCommand(id, guarded(fn as (...args: unknown[]) => Promise<unknown>)));
 
-  register('notesapp.startServer', async (port?: unknown) => report(await api.startServer(port as number | undefined)));
+  register('notesapp.startServer', async (port?: unknown) => report(await api.startServer(parsePort(port))));
   register('notesapp.stopServer', async () => report(await api.stopServer()));
-  register('notesapp.restartServer', async (port?: unknown) => report(await api.restartServer(port as number | undefined)));
+  register('notesapp.restartServer', async (port?: unknown) => report(await api.restartServer(parsePort(port))));
   register('notesapp.serverStatus', async () => report(api.serverStatus()));
   register('notesapp.healthCheck', async () => {
     const ok = await api.healthCheck();
