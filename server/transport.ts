@@ -10,6 +10,7 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
+import { isPlainObject } from '../src/core/config/merge';
 import { LineReader, type LineEvent } from './line-reader';
 import {
   payloadTooLargeError,
@@ -298,7 +299,7 @@ export class HardenedStdioTransport implements Transport {
       void this.write(errorResponse(id, body));
       return false;
     }
-    const tool = method === 'tools/call' && isRecord(params) && typeof params.name === 'string' ? params.name : undefined;
+    const tool = method === 'tools/call' && isPlainObject(params) && typeof params.name === 'string' ? params.name : undefined;
     const timer = setTimeout(() => this.onTimeout(id), this.options.limits.timeoutMs);
     timer.unref();
     this.inFlight.set(id, { method, tool, started: this.now(), timer });
@@ -330,12 +331,12 @@ export class HardenedStdioTransport implements Transport {
     const name = requestName(entry);
     let outcome = 'ok';
     if ('error' in response) outcome = `error ${response.error.code}`;
-    else if ('result' in response && isRecord(response.result) && response.result.isError === true) outcome = 'tool error';
+    else if ('result' in response && isPlainObject(response.result) && response.result.isError === true) outcome = 'tool error';
     this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id });
   }
 
   private handleInvalid(value: unknown): void {
-    const record = isRecord(value) ? value : undefined;
+    const record = isPlainObject(value) ? value : undefined;
     // Notifications never get responses; neither do (malformed) responses to our own requests.
     if (record && !('id' in record) && typeof record.method === 'string') {
       this.noteInvalid(`malformed notification ${record.method} ignored`);
@@ -393,9 +394,6 @@ function requestName(entry: InFlight): string {
   return entry.tool ? `${entry.method} ${entry.tool}` : entry.method;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Schema of each standard MCP request by method, from the SDK's own union of client requests. */
 const REQUEST_SCHEMAS = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value, schema] as const));
@@ -416,10 +414,10 @@ function invalidParams(method: string, params: unknown): JsonRpcErrorBody | unde
 
 function describeInvalid(value: unknown): string {
   if (Array.isArray(value)) return 'batches (JSON arrays) are not supported; send one object per line';
-  if (!isRecord(value)) return `the message is a JSON ${value === null ? 'null' : typeof value}, not an object`;
+  if (!isPlainObject(value)) return `the message is a JSON ${value === null ? 'null' : typeof value}, not an object`;
   if (value.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
   if ('id' in value && !(typeof value.id === 'string' || Number.isSafeInteger(value.id))) return 'id must be a string or an integer';
   if (typeof value.method !== 'string') return 'method must be a string';
-  if ('params' in value && !isRecord(value.params)) return 'params must be an object';
+  if ('params' in value && !isPlainObject(value.params)) return 'params must be an object';
   return 'not a valid JSON-RPC 2.0 request';
 }

@@ -9,6 +9,7 @@ import { loadConfigFile, type ConfigFileLoad } from './load';
 import { withFileLock } from './lock';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { configSchema, defaultConfig, type NotesConfig } from './schema';
+import { SerialQueue } from './serial-queue';
 
 export interface ConfigLogger {
   info(message: string): void;
@@ -59,7 +60,7 @@ export class ConfigStore {
   private readonly debounceMs: number;
   private readonly onInvalid?: (report: ConfigReport) => void;
   private readonly readOnly: boolean;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private readonly listeners = new Set<{ last: NotesConfig; cb: ConfigListener }>();
   /** Since the file last turned invalid: the contents seen (each logged once) and the backup made then. */
   private invalidSeen?: { contents: Set<string>; backupPath: string | undefined };
@@ -87,7 +88,7 @@ export class ConfigStore {
    * of an older version is written back migrated, the original kept as a backup.
    */
   async inspect(options: { migrate?: boolean } = {}): Promise<{ config: NotesConfig } & ConfigReport> {
-    return this.serialized(() => this.inspectNow(options.migrate === true));
+    return this.queue.run(() => this.inspectNow(options.migrate === true));
   }
 
   private async inspectNow(migrate: boolean): Promise<{ config: NotesConfig } & ConfigReport> {
@@ -227,7 +228,7 @@ export class ConfigStore {
   /** Read-modify-write under both locks; listeners hear of the change before the promise resolves. */
   private async change(compute: (load: ConfigFileLoad) => { config: NotesConfig; text: string; backup?: BackupKind }): Promise<NotesConfig> {
     if (this.readOnly) throw new NotesError('CONFIG_INVALID', `Configuration ${this.file} is opened read-only here; change it in the extension or an editor.`);
-    const next = await this.serialized(() =>
+    const next = await this.queue.run(() =>
       withFileLock(this.file, async () => {
         const load = loadConfigFile(this.file);
         const { config, text, backup } = compute(load);
@@ -244,12 +245,6 @@ export class ConfigStore {
   private async write(text: string): Promise<void> {
     await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
     await writeFileAtomic(this.file, text, { encoding: 'utf8' });
-  }
-
-  private serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

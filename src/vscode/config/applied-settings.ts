@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import type { NotesConfig } from '../../core/config/schema';
 import { joinSetting, unjoinSetting, vscodeSettingsFor, type SettingJoin, type SettingScope, type SettingWrite } from './settings-map';
+import { SerialQueue } from '../../core/config/serial-queue';
 
 /** What we wrote, and what was there before, so that removal restores the folder's own value. */
 interface AppliedEntry {
@@ -28,7 +29,7 @@ function id(scope: SettingScope, key: string): string {
  * only other place is the user's own settings. The record of what was written lives in workspace state.
  */
 export class AppliedSettings {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   constructor(
     private readonly state: vscode.Memento,
@@ -53,7 +54,7 @@ export class AppliedSettings {
 
   /** Makes the folder's settings match `config`; keys that the config no longer asks for are taken back. */
   apply(config: NotesConfig, { enable = false } = {}): Promise<void> {
-    return this.serialized(async () => {
+    return this.queue.run(async () => {
       if (enable) await this.state.update(ENABLED_KEY, true);
       if (this.enabled !== true) return;
       if (!vscode.workspace.workspaceFolders?.length) {
@@ -90,7 +91,7 @@ export class AppliedSettings {
    * `apply(config, { enable: true })`. A setting the user has changed since is theirs and stays.
    */
   remove(): Promise<string[]> {
-    return this.serialized(async () => {
+    return this.queue.run(async () => {
       const removed: string[] = [];
       for (const [entryId, entry] of Object.entries(this.record())) {
         if (await this.restore(entry)) removed.push(entryId);
@@ -139,11 +140,5 @@ export class AppliedSettings {
       this.log.warn(`Could not write ${scope === 'markdown' ? '[markdown] ' : ''}${key}: ${(err as Error).message}`);
       return false;
     }
-  }
-
-  private serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }

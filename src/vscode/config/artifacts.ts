@@ -189,7 +189,8 @@ ${NOT_MAPPED.map(([f, r]) => `| \`${f}\` | ${cell(r)} |`).join('\n')}
 **Shortcuts.** An extension cannot change your keybindings, so **"Notes: Show Shortcuts as Keybindings"** translates
 \`shortcuts\` into \`keybindings.json\` entries for this platform (\`CommandOrControl\` -> \`cmd\` on macOS, \`ctrl\` elsewhere;
 \`Super\`/\`Meta\` -> \`cmd\`/\`win\`/\`meta\`; \`Option\` -> \`alt\`; \`Plus\` -> \`shift+=\`) for you to copy. The action ids map to
-${Object.entries(SHORTCUT_COMMANDS).map(([id, cmd]) => `\`${id}\` -> \`${cmd}\``).join(', ')}. A custom id
+${Object.entries(SHORTCUT_COMMANDS).map(([id, cmd]) => `\`${id}\` -> \`${cmd}\``).join(', ')} (\`new-file\` is the explorer's New File: a new file in the notes folder is a note; there is no
+separate new-note command). A custom id
 that is a VS Code command id (it contains a dot, e.g. \`editor.action.formatDocument\`) is bound to that command; any other
 custom id has no command to run in VS Code and is listed as skipped. The defaults equal VS Code's own bindings.
 `;
