@@ -36,6 +36,8 @@ export class NotesContext {
   private readonly listeners = new Set<() => void>();
   private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
   private indexedSearch: IndexedSearch | undefined;
+  /** The file access of the current settings; rebuilt only when they change (it compiles the exclude globs). */
+  private fileAccess: { settings: string; access: FileAccess } | undefined;
 
   constructor(
     readonly server: McpServer,
@@ -56,12 +58,15 @@ export class NotesContext {
 
   async files(): Promise<FileAccess> {
     const { security, files } = this.config;
-    return new FileAccess(await this.guard(), {
+    const limits = {
       maxFileSize: security.maxFileSize,
       validateFileTypes: security.validateFileTypes,
       fileExtension: files.fileExtension,
       excludePatterns: files.excludePatterns,
-    });
+    };
+    const settings = JSON.stringify(limits);
+    if (this.fileAccess?.settings !== settings) this.fileAccess = { settings, access: new FileAccess(await this.guard(), limits) };
+    return this.fileAccess.access;
   }
 
   /**
