@@ -15,7 +15,7 @@ import { median, ms, percentile, ratio } from './stats.mjs';
 import { timeInitialize } from './startup.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const serverJs = path.join(root, 'dist', 'server.js');
+const builtServerJs = path.join(root, 'dist', 'server.js');
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const only = argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
@@ -23,12 +23,18 @@ const want = (name) => !only || only.includes(name);
 const REPS = quick ? 3 : 10;
 const SIZES = quick ? { search: 2000, list: 5000 } : { search: 10000, list: 50000 };
 
-if (!fs.existsSync(serverJs)) {
+if (!fs.existsSync(builtServerJs)) {
   console.error('dist/server.js is missing: run `npm run build` first.');
   process.exit(2);
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bench-'));
+// The server measured is a copy taken now (the bundle is self-contained), with a code cache of its own: a rebuild
+// during the run cannot change what is measured or invalidate the cache half-way.
+const serverJs = path.join(tmp, 'dist', 'server.js');
+fs.mkdirSync(path.dirname(serverJs));
+for (const f of ['server.js', 'server-core.js']) fs.copyFileSync(path.join(root, 'dist', f), path.join(tmp, 'dist', f));
+process.env.NOTESAPP_CACHE_DIR = path.join(tmp, 'code-cache');
 const configPath = path.join(tmp, 'config.json');
 // Results uncapped so that both sides return every match; the rate limit and timeout raised by the server's
 // benchmark-only flags.
