@@ -183,15 +183,17 @@ describe('JSON-RPC robustness over real stdio', function () {
     });
 
     it('turns a result over the limit into -32005 that says how to read in ranges, and serves the ranges', async () => {
-      fs.writeFileSync(path.join(server.workspace, 'big.md'), 'a'.repeat(6 * 1024 * 1024));
+      // read_file returns at most 1 MiB a call, as text and as structured content; control characters take six bytes
+      // each in JSON (\u0001), so one full range of them makes a reply of about 12 MB.
+      fs.writeFileSync(path.join(server.workspace, 'big.md'), '\u0001'.repeat(6 * 1024 * 1024));
       await server.initialize();
-      const whole = await server.request('whole', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', length: 8 * 1024 * 1024 } });
+      const whole = await server.request('whole', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', length: 1024 * 1024 } });
       assert.equal(whole.error?.code, -32005, JSON.stringify(whole).slice(0, 300));
       assert.match(whole.error?.message ?? '', /read_file .*offset.* length/);
       assert.equal(whole.error?.data?.limitBytes, LIMIT);
       assert.ok(Number(whole.error?.data?.resultBytes) > LIMIT);
-      const range = await server.request('range', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', offset: 0, length: 1024 * 1024 } });
-      assert.equal((range.result?.structuredContent as { length: number }).length, 1024 * 1024);
+      const range = await server.request('range', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', offset: 0, length: 256 * 1024 } });
+      assert.equal((range.result?.structuredContent as { length: number }).length, 256 * 1024);
       assert.deepEqual(server.strayStdout, []);
     });
 
