@@ -67,6 +67,22 @@ describe('configuration in VS Code', () => {
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
+  it('comments, trailing commas and a "$schema" key in the config file are not marked as errors', async () => {
+    // A "$schema" takes precedence over associations in VS Code, so it names the extension's own schema here.
+    const schemaUrl = vscode.Uri.joinPath(vscode.extensions.getExtension(EXTENSION_ID)!.extensionUri, 'media', 'config.schema.json').toString();
+    const text = `{\n  "$schema": ${JSON.stringify(schemaUrl)},\n  // bigger letters\n  "version": "1.1.0",\n  "editor": { "fontSize": 99, },\n}\n`;
+    fs.writeFileSync(configPath(), text);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(configPath()));
+    await vscode.window.showTextDocument(doc);
+    // The out-of-range value shows that the schema ran; everything else must be clean.
+    await until('a schema diagnostic on editor.fontSize', vscode.languages.onDidChangeDiagnostics, () =>
+      vscode.languages.getDiagnostics(doc.uri).find((d) => doc.getText(d.range) === '99'),
+    );
+    const others = vscode.languages.getDiagnostics(doc.uri).filter((d) => doc.getText(d.range) !== '99');
+    assert.deepEqual(others.map((d) => `${doc.getText(d.range)}: ${d.message}`), []);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+  });
+
   it('a config file at the platform path (.../com.notesapp.app/config.json) gets the schema through contributes.jsonValidation', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-static-'));
     try {

@@ -13,7 +13,8 @@ type Json = Record<string, unknown>;
 /** The JSON Schema VS Code's JSON editor uses for config.json (draft-07, which it supports fully). */
 export function configJsonSchema(): Json {
   const schema = z.toJSONSchema(configSchema, { target: 'draft-7', io: 'input' }) as Json;
-  return { ...schema, title: 'notesapp configuration (config.json)' };
+  // VS Code's JSON editor reads these two keywords: the file is JSON with comments, as the store reads it.
+  return { ...schema, title: 'notesapp configuration (config.json)', allowComments: true, allowTrailingCommas: true };
 }
 
 const PATTERN_TEXT: [RegExp, string][] = [
