@@ -43,12 +43,12 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
         return {
           // Compact: the text block repeats structuredContent, and indentation would double large results.
           content: [{ type: 'text', text: text ?? JSON.stringify(structured) }],
-          structuredContent: structured as Record<string, unknown>,
+          structuredContent: structured,
         };
       } catch (err) {
         if (isNotesError(err)) return errorResult(err.message);
-        ctx.deps.log('error', `${spec.name} failed: ${(err as Error).stack ?? String(err)}`);
-        return errorResult(`${spec.name} failed: ${(err as Error).message ?? String(err)}`);
+        ctx.deps.log('error', `${spec.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        return errorResult(`${spec.name} failed: ${err instanceof Error ? err.message : String(err)}`);
       }
     }) as never,
   );
