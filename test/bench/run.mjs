@@ -61,7 +61,15 @@ async function connect(workspace, extraEnv = {}) {
   });
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);
+  openClients.add(client);
   return { client, pid: transport.pid };
+}
+
+/** Clients a failed section left open are closed after it, so no server outlives the run. */
+const openClients = new Set();
+async function closeLeftovers() {
+  for (const c of openClients) await c.close().catch(() => undefined);
+  openClients.clear();
 }
 
 function structured(result) {
@@ -261,6 +269,8 @@ try {
     } catch (err) {
       results.sections[name] = { error: err.message };
       rows.push({ section: name, what: `failed: ${err.message}` });
+    } finally {
+      await closeLeftovers();
     }
   }
 } finally {
