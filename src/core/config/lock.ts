@@ -1,6 +1,4 @@
 // An advisory lock file beside config.json so that writers in different processes take turns.
-import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -14,23 +12,30 @@ export interface LockOptions {
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Removes a stale lock without ever removing a fresh one: between our stat and a plain rm another writer may
- * have taken the stale lock over and created its own. The lock is first renamed to a name of ours (atomic, so
- * only one writer gets it); if what we got is not the file we judged stale, it is put back (link fails rather
- * than replace a lock created meanwhile).
+ * Removes a stale lock without ever removing a fresh one. Takeovers are serialised by a second, short-lived
+ * O_EXCL file, and the holder re-checks staleness under it: a lock another writer created meanwhile has a fresh
+ * mtime and is left alone. Returns false when another writer is taking over right now.
  */
-async function takeOverStale(lock: string, seen: Stats): Promise<void> {
-  const aside = `${lock}.${process.pid}-${randomBytes(4).toString('hex')}.stale`;
+async function takeOverStale(lock: string, stale: number): Promise<boolean> {
+  const guard = `${lock}.takeover`;
+  let handle;
   try {
-    await fs.rename(lock, aside);
-  } catch {
-    return; // someone else moved it first
+    handle = await fs.open(guard, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // A takeover lasts microseconds; a guard this old was left by a process that crashed during one.
+    const g = await fs.stat(guard).catch(() => undefined);
+    if (g && Date.now() - g.mtimeMs > stale) await fs.rm(guard, { force: true });
+    return false;
   }
-  const got = await fs.stat(aside).catch(() => undefined);
-  if (got && (got.ino !== seen.ino || got.mtimeMs !== seen.mtimeMs)) {
-    await fs.link(aside, lock).catch(() => undefined);
+  try {
+    await handle.close();
+    const current = await fs.stat(lock).catch(() => undefined);
+    if (current && Date.now() - current.mtimeMs > stale) await fs.rm(lock, { force: true });
+    return true;
+  } finally {
+    await fs.rm(guard, { force: true });
   }
-  await fs.rm(aside, { force: true });
 }
 
 /** Runs `fn` while holding `${file}.lock` (created with O_EXCL). */
@@ -48,7 +53,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T>, { time
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const stat = await fs.stat(lock).catch(() => undefined);
       if (stat && Date.now() - stat.mtimeMs > stale) {
-        await takeOverStale(lock, stat);
+        if (!(await takeOverStale(lock, stale))) await delay(wait);
         continue;
       }
       if (Date.now() - started > timeout) throw new Error(`configuration is locked by another process (${lock}); try again`, { cause: err });
