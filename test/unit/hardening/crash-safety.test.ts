@@ -8,7 +8,10 @@ import { serverJs } from './raw-server';
 
 const KILLS = 200;
 const WORKERS = 4;
-const WRITES_PER_RUN = 20;
+/** Writes kept in flight: each reply sends the next one, so the server always has work queued when it is killed. */
+const IN_FLIGHT = 20;
+/** Upper bound of writes in one run (versions of one run are numbered within it). */
+const WRITES_PER_RUN = 1000;
 
 /** One whole version of the note: its number at both ends and a fixed size, so any tear or mix shows. */
 function version(n: number): string {
@@ -26,9 +29,10 @@ function assertWhole(content: string, where: string): number {
 
 interface RunOutcome {
   repliesBeforeKill: number;
+  sentBeforeKill: number;
 }
 
-/** Starts the server, pipelines writes of new versions, and kills it at a random moment of the loop. */
+/** Starts the server, keeps IN_FLIGHT writes of new versions pipelined, and kills it at a random moment of the loop. */
 function runAndKill(workspace: string, home: string, firstVersion: number): Promise<RunOutcome> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [serverJs, '--workspace', workspace, '--config', path.join(home, 'config.json')], {
@@ -39,8 +43,9 @@ function runAndKill(workspace: string, home: string, firstVersion: number): Prom
     let replies = 0;
     let repliesAtKill = -1;
     let pending = '';
+    let sendMore = (): void => undefined;
     // Kill after a random number of completed writes (0 = while the first ones are under way), plus a random delay.
-    const killAfter = Math.floor(Math.random() * (WRITES_PER_RUN / 2));
+    const killAfter = Math.floor(Math.random() * (IN_FLIGHT / 2));
     const kill = () => {
       if (repliesAtKill >= 0) return;
       repliesAtKill = replies;
@@ -59,19 +64,24 @@ function runAndKill(workspace: string, home: string, firstVersion: number): Prom
         if (msg.result?.isError) reject(new Error(`write failed: ${msg.result.content?.[0]?.text}`));
         replies++;
         if (replies === killAfter) scheduleKill();
+        sendMore();
       }
     });
-    child.on('exit', () => resolve({ repliesBeforeKill: repliesAtKill }));
+    child.on('exit', () => resolve({ repliesBeforeKill: repliesAtKill, sentBeforeKill: sent }));
     if (killAfter === 0) scheduleKill();
-    let batch = '';
-    for (let i = 0; i < WRITES_PER_RUN; i++) {
+    let sent = 0;
+    const request = (): string => {
       // Rewrites of one note alternate with creations of new ones: both must be all or nothing.
+      const i = sent++;
       const n = firstVersion + i;
       const [name, args] =
         i % 2 === 0 ? ['write_file', { path: 'notes/journal.md', content: version(n) }] : ['create_file', { path: `notes/new-${n}.md`, content: version(n) }];
-      batch += `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: args } })}\n`;
-    }
-    child.stdin.write(batch);
+      return `${JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name, arguments: args } })}\n`;
+    };
+    sendMore = () => {
+      if (repliesAtKill < 0 && sent < WRITES_PER_RUN) child.stdin.write(request());
+    };
+    child.stdin.write(Array.from({ length: IN_FLIGHT }, request).join(''));
   });
 }
 
@@ -114,7 +124,7 @@ describe('crash safety over real stdio', function () {
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     assert.equal(outcomes.length, KILLS);
-    const midLoop = outcomes.filter((o) => o.repliesBeforeKill >= 0 && o.repliesBeforeKill < WRITES_PER_RUN).length;
+    const midLoop = outcomes.filter((o) => o.repliesBeforeKill >= 0 && o.repliesBeforeKill < o.sentBeforeKill).length;
     assert.ok(midLoop >= KILLS * 0.9, `${midLoop} of ${KILLS} kills landed while writes were still queued`);
     assert.ok(seen.size > WORKERS, 'the loop really replaced the note between kills');
   });
