@@ -56,4 +56,11 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
     // Absent from tools/list; a call answers "Tool <name> disabled".
     registered.disable();
   }
+  // A category switched in the config file of a running server: the SDK sends notifications/tools/list_changed.
+  ctx.onConfigChanged((config, previous) => {
+    const on = config.integrations.mcp.tools[spec.category];
+    if (on === previous.integrations.mcp.tools[spec.category]) return;
+    if (on) registered.enable();
+    else registered.disable();
+  });
 }

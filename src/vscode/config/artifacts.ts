@@ -112,9 +112,10 @@ server starts with.
 **The running MCP server follows the file.** It watches it read-only (it never writes the file, makes no backup and
 migrates only in memory) and applies a change from the next request on: \`security.*\` (file size limit, file types),
 \`files.*\` and \`search.*\` (the workspace index is rebuilt in the background when its settings change),
-\`plugins.settings\` (new secrets are masked in the log at once) and \`development.debugLogging\`. Read only at start,
-so they need a restart ("Notes: Restart MCP Server", or restart the client): \`integrations.mcp.enabled\`, \`port\` and
-\`tools\` (the tool categories), and \`workspace.defaultPath\` (the folder served).
+\`plugins.settings\` (new secrets are masked in the log at once), \`development.debugLogging\` and
+\`integrations.mcp.tools\` (a switched category leaves or rejoins \`tools/list\` and the client gets
+\`notifications/tools/list_changed\`). Read only at start, so they need a restart ("Notes: Restart MCP Server", or
+restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defaultPath\` (the folder served).
 
 - **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
   result is validated first; an invalid update is rejected with \`CONFIG_INVALID\` naming the field and the file is not

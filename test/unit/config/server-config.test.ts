@@ -1,6 +1,7 @@
 // The MCP server reads config.json through loadConfigFile: old files migrated and broken fields defaulted, in memory only.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -134,6 +135,27 @@ describe('a running MCP server follows changes of its config file', function () 
     const after = await client.callTool({ name: 'read_file', arguments: { path: 'big.md' } });
     assert.equal(after.isError, true);
     assert.match(JSON.stringify(after.content), /5000 bytes, over the limit of 1000 bytes \(security\.maxFileSize\)/);
+  });
+
+  it('switching a tool category off and on in the file changes tools/list and notifies the client', async () => {
+    const changed: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed.push('tools');
+    });
+    const names = async (): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name);
+    assert.ok((await names()).includes('search_files'));
+    await new ConfigStore({ file: tmp.file }).updateConfig({ integrations: { mcp: { tools: { search: false } } } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    assert.equal((await names()).includes('search_files'), false, 'search_files left tools/list');
+    const call = await client.callTool({ name: 'search_files', arguments: { query: 'x' } });
+    assert.equal(call.isError, true);
+    assert.match(JSON.stringify(call.content), /disabled/);
+    assert.ok(changed.length >= 1, 'tools/list_changed was sent');
+    stderr = '';
+    await new ConfigStore({ file: tmp.file }).updateConfig({ integrations: { mcp: { tools: { search: true } } } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    assert.ok((await names()).includes('search_files'), 'search_files is back');
+    assert.ok((await names()).includes('read_file'), 'other categories were untouched');
   });
 
   it('reports an invalid edit on stderr and writes nothing beside the file (the extension makes the backups)', async () => {
