@@ -62,9 +62,9 @@ function writeUserSettings(run) {
   fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(settings, null, 2));
 }
 
-function startCodeServer(runtime, port, run, extraArgs = []) {
-  writeUserSettings(run);
-  const args = [
+/** The command line of a code-server on 127.0.0.1:port that honours the development payload. */
+function codeServerArgs(runtime, port, { userData, extensions, workspace, extraArgs = [] }) {
+  return [
     runtime.codeServerEntry,
     '--auth', 'none',
     '--bind-addr', `127.0.0.1:${port}`,
@@ -73,11 +73,16 @@ function startCodeServer(runtime, port, run, extraArgs = []) {
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     '--vscode-option', 'enable-smoke-test-driver',
-    '--user-data-dir', run.userData,
-    '--extensions-dir', run.extensions,
+    '--user-data-dir', userData,
+    '--extensions-dir', extensions,
     ...extraArgs,
-    run.workspace,
+    workspace,
   ];
+}
+
+function startCodeServer(runtime, port, run, extraArgs = []) {
+  writeUserSettings(run);
+  const args = codeServerArgs(runtime, port, { ...run, extraArgs });
   const child = spawn(runtime.nodeBin, args, {
     cwd: repoRoot,
     env: {
@@ -205,4 +210,4 @@ async function saveScreenshot(page, file, log) {
   }
 }
 
-export { freePort, launchBrowser, startCodeServer, workbenchUrl };
+export { codeServerArgs, freePort, launchBrowser, startCodeServer, workbenchUrl };

@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { codeServerArgs } from './browser-runner.mjs';
 import { ensureRuntime } from './runtime.mjs';
 import { repoRoot } from './workspace.mjs';
 
@@ -32,18 +33,11 @@ if (onPath('code') && !process.argv.includes('--browser')) {
 const runtime = ensureRuntime();
 const port = Number(process.env.PORT || 8080);
 const dataDir = path.join(repoRoot, '.demo-workspace-vscode');
-const args = [
-  runtime.codeServerEntry,
-  '--auth', 'none',
-  '--bind-addr', `127.0.0.1:${port}`,
-  '--disable-telemetry',
-  '--disable-update-check',
-  '--disable-workspace-trust',
-  '--vscode-option', 'enable-smoke-test-driver',
-  '--user-data-dir', path.join(dataDir, 'user-data'),
-  '--extensions-dir', path.join(dataDir, 'extensions'),
-  demo,
-];
+const args = codeServerArgs(runtime, port, {
+  userData: path.join(dataDir, 'user-data'),
+  extensions: path.join(dataDir, 'extensions'),
+  workspace: demo,
+});
 const payload = [['extensionDevelopmentPath', `vscode-remote://127.0.0.1:${port}${repoRoot}`], ['skipWelcome', 'true']];
 const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(demo)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
 const child = spawn(runtime.nodeBin, args, {
