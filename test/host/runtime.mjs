@@ -63,12 +63,16 @@ export function ensureRuntime(log = (m) => console.log(`[runtime] ${m}`)) {
     }
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
     const quiet = ['--no-audit', '--no-fund', '--loglevel=error'];
-    run(npm, ['install', ...quiet, `node-${process.platform}-${process.arch}@${NODE_VERSION}`], { cwd: path.join(tmp, 'node') }, log);
+    // Under `npm test` the environment carries the outer npm's settings as npm_* variables, among them a user
+    // agent naming the outer Node version, which code-server's install script reads and refuses. The installs
+    // below read the user's npm configuration files themselves.
+    const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)));
+    run(npm, ['install', ...quiet, `node-${process.platform}-${process.arch}@${NODE_VERSION}`], { cwd: path.join(tmp, 'node'), env: cleanEnv }, log);
     const l = layout(tmp);
     if (!fs.existsSync(l.nodeBin)) throw new Error(`Node ${NODE_VERSION} binary missing at ${l.nodeBin}`);
     // code-server's install script requires Node 24 and compiles native modules against its headers.
     const env = {
-      ...process.env,
+      ...cleanEnv,
       PATH: `${path.dirname(l.nodeBin)}${path.delimiter}${process.env.PATH}`,
       npm_config_nodedir: l.nodeHome,
       npm_config_build_from_source: '',
