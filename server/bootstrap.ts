@@ -46,7 +46,8 @@ function loadWithScriptCache(dir: string): void {
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   started = true;
-  wrapper.call(mod.exports, mod.exports, (id: string) => mod.require(id), mod, CORE, __dirname);
+  // A real require (with resolve and cache): bundled packages probe optional ones with require.resolve.
+  wrapper.call(mod.exports, mod.exports, Module.createRequire(CORE), mod, CORE, __dirname);
   if (cachedData && !script.cachedDataRejected) return;
   // Produced once the bundle's start-up code ran, so the functions it compiled are in the cache too.
   setImmediate(() => {

@@ -1,5 +1,6 @@
 // Editor tools: get_editor_content, set_editor_content, insert_at_cursor, through the editor bridge to VS Code.
 import { z } from 'zod';
+import type { EditResult } from '../../src/core/bridge/protocol';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
@@ -9,6 +10,11 @@ const editOutput = {
   uri: z.string().describe('URI of the edited document.'),
   edits: z.number().describe('Number of places edited (one per cursor for insert_at_cursor).'),
 };
+
+/** The bridge's answer as the edit tools report it. */
+function editRecord(r: EditResult): { success: boolean; path: string | null; uri: string; edits: number } {
+  return { success: r.applied, path: r.path, uri: r.uri, edits: r.edits };
+}
 
 export function registerEditorTools(ctx: NotesContext): void {
   defineTool(ctx, {
@@ -42,8 +48,7 @@ export function registerEditorTools(ctx: NotesContext): void {
     output: editOutput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: async ({ content }) => {
-      const r = await ctx.bridge.setEditorContent(content);
-      return { structured: { success: r.applied, path: r.path, uri: r.uri, edits: r.edits } };
+      return { structured: editRecord(await ctx.bridge.setEditorContent(content)) };
     },
   });
 
@@ -57,8 +62,7 @@ export function registerEditorTools(ctx: NotesContext): void {
     output: editOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     run: async ({ content }) => {
-      const r = await ctx.bridge.insertAtCursor(content);
-      return { structured: { success: r.applied, path: r.path, uri: r.uri, edits: r.edits } };
+      return { structured: editRecord(await ctx.bridge.insertAtCursor(content)) };
     },
   });
 }
