@@ -1,6 +1,5 @@
 // The stdio transport with the spec's guarantees: every bad line gets a JSON-RPC error, limits are enforced, the
-// connection survives everything. Reading is ours; writing goes through the SDK's StdioServerTransport.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+// connection survives everything. Reading and writing are ours: each message is serialised once, as one line.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CancelledNotificationSchema,
@@ -30,6 +29,11 @@ const RESUME_WRITES = 256;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** One message as the line written: its JSON, then a newline, in UTF-8. */
+function encodeLine(message: JSONRPCMessage): Buffer {
+  return Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+}
+
 export interface HardenedTransportOptions {
   limits: ServerLimits;
   log: LogFn;
@@ -53,7 +57,6 @@ export class HardenedStdioTransport implements Transport {
 
   private readonly stdin: Readable;
   private readonly stdout: Writable;
-  private readonly writer: StdioServerTransport;
   private readonly reader: LineReader;
   private readonly limiter: RateLimiter;
   private readonly now: () => number;
@@ -74,7 +77,6 @@ export class HardenedStdioTransport implements Transport {
   constructor(private readonly options: HardenedTransportOptions) {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
-    this.writer = new StdioServerTransport(this.stdin, this.stdout);
     this.reader = new LineReader(options.limits.maxPayloadBytes);
     this.now = options.now ?? Date.now;
     this.limiter = new RateLimiter(options.limits.rateLimit, options.limits.rateWindowMs, this.now);
@@ -100,32 +102,36 @@ export class HardenedStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    let outgoing: JSONRPCMessage = message;
-    if ('id' in message && !('method' in message) && message.id !== undefined) {
-      const id = message.id;
-      if (!this.inFlight.has(id)) {
-        // Its request was answered with a timeout error or cancelled: nothing more may be sent for it. (The SDK
-        // drops such replies itself, except for id 0, whose cancellation it ignores.)
-        this.options.log('info', `dropped a late reply to request ${JSON.stringify(id)}: it timed out or was cancelled`);
-        return;
-      }
-      const size = Buffer.byteLength(JSON.stringify(message));
+    const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    if (id !== undefined && !this.inFlight.has(id)) {
+      // Its request was answered with a timeout error or cancelled: nothing more may be sent for it. (The SDK
+      // drops such replies itself, except for id 0, whose cancellation it ignores.)
+      this.options.log('info', `dropped a late reply to request ${JSON.stringify(id)}: it timed out or was cancelled`);
+      return;
+    }
+    // Serialised and encoded once: the bytes measured against the limit are the bytes written.
+    let line = encodeLine(message);
+    const size = line.length - 1;
+    if (id !== undefined) {
+      let outgoing: JSONRPCMessage = message;
       if (size > this.options.limits.maxPayloadBytes) {
         outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size));
+        line = encodeLine(outgoing);
       }
       this.finish(id, outgoing);
-    } else if (Buffer.byteLength(JSON.stringify(message)) > this.options.limits.maxPayloadBytes) {
+    } else if (size > this.options.limits.maxPayloadBytes) {
       this.options.log('error', `dropped an outgoing ${'method' in message ? message.method : 'message'} over the payload limit`);
       return;
     }
-    return this.write(outgoing);
+    return this.write(line);
   }
 
-  private write(message: JSONRPCMessage): Promise<void> {
+  private write(message: Buffer | JSONRPCMessage): Promise<void> {
+    const line = Buffer.isBuffer(message) ? message : encodeLine(message);
     // One write at a time keeps order and leaves a single 'drain' listener however many replies queue up.
     this.queuedWrites++;
     this.sendChain = this.sendChain
-      .then(() => this.writer.send(message))
+      .then(() => new Promise<void>((resolve) => (this.stdout.write(line) ? resolve() : this.stdout.once('drain', resolve))))
       .catch((err: unknown) => {
         this.onerror?.(err instanceof Error ? err : new Error(String(err)));
       })

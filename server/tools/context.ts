@@ -101,7 +101,7 @@ export class NotesContext {
   /** Every file list_files shows (files.excludePatterns, files.showHiddenFiles). */
   async listFiles(): Promise<string[]> {
     const index = await this.workspaceIndex();
-    if (index && (await index.fresh(false))) return [...index.listFiles()];
+    if (index && (await index.fresh())) return [...index.listFiles()];
     return this.scanFiles();
   }
 
@@ -119,7 +119,6 @@ export class NotesContext {
     if (!index) return this.scanSearch();
     this.indexedSearch ??= new IndexedSearch(index, {
       fileExtension: this.config.files.fileExtension,
-      maxFileSize: this.config.security.maxFileSize,
       searchExcludePatterns: this.config.search.excludePatterns,
       fallback: () => this.scanSearch(),
     });
@@ -140,9 +139,8 @@ export class NotesContext {
     });
   }
 
-  /** Stops the watchers and the regex worker. */
+  /** Stops the watchers and the text worker. */
   dispose(): void {
-    this.indexedSearch?.dispose();
     void this.indexPromise?.then((index) => index?.dispose());
   }
 
@@ -163,11 +161,10 @@ export class NotesContext {
     const previous = this.deps.config;
     this.deps.config = next;
     if (indexSettings(previous) !== indexSettings(next) && this.indexPromise) {
-      const [oldIndex, oldSearch] = [this.indexPromise, this.indexedSearch];
+      const oldIndex = this.indexPromise;
       this.indexPromise = undefined;
       this.indexedSearch = undefined;
       setTimeout(() => {
-        oldSearch?.dispose();
         void oldIndex.then((index) => index?.dispose());
       }, INDEX_RETIRE_MS).unref();
       this.startBackgroundWork();

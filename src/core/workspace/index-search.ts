@@ -1,23 +1,18 @@
-// search_files served from the workspace index: same engine and same results as the disk scan, texts from memory.
+// search_files served from the workspace index: the same matching as the disk scan, over texts the worker keeps.
 import { isAllowedTextFile } from './file-types';
 import { createPathFilter, pathListed } from './listing';
-import { compileQuery, RegexWorker, searchTexts, type SearchBackend, type SearchOutcome, type SearchQuery } from './search';
+import { compileQuery, type SearchBackend, type SearchOutcome, type SearchQuery } from './search';
 import type { WorkspaceIndex } from './workspace-index';
 
 export interface IndexedSearchOptions {
   fileExtension: string;
-  /** security.maxFileSize: no larger text reaches the regex worker. */
-  maxFileSize: number;
   /** search.excludePatterns (the index already leaves out files.excludePatterns and hidden files). */
   searchExcludePatterns: readonly string[];
-  regexBudgetMs?: number;
   /** Used when the index cannot be trusted (a folder could not be watched). */
   fallback: () => Promise<SearchBackend>;
 }
 
 export class IndexedSearch implements SearchBackend {
-  /** Kept between searches: starting a worker costs tens of milliseconds. */
-  private readonly worker: RegexWorker;
   private readonly searchFilter;
   private searchable: { version: number; files: string[] } | undefined;
 
@@ -25,14 +20,13 @@ export class IndexedSearch implements SearchBackend {
     private readonly index: WorkspaceIndex,
     private readonly options: IndexedSearchOptions,
   ) {
-    this.worker = new RegexWorker(options.regexBudgetMs ?? 1500, options.maxFileSize);
     this.searchFilter = options.searchExcludePatterns.length ? createPathFilter({ excludePatterns: options.searchExcludePatterns, showHiddenFiles: true }) : undefined;
   }
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before anything else
-    if (!(await this.index.fresh(true))) return (await this.options.fallback()).search(q);
-    return searchTexts(q, this.files(), (f) => this.index.text(f), q.regex ? this.worker : undefined);
+    if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
+    return this.index.search(this.files(), q);
   }
 
   /** The files a scan would search, derived again only when the list of files changed. */
@@ -45,9 +39,5 @@ export class IndexedSearch implements SearchBackend {
       };
     }
     return this.searchable.files;
-  }
-
-  dispose(): void {
-    this.worker.close();
   }
 }

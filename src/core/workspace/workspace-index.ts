@@ -1,9 +1,12 @@
-// In-memory index of the workspace: the listed files and the text of searchable files, kept fresh by folder watchers.
+// In-memory index of the workspace: the listed files (here) and the text of searchable files (in the text worker),
+// kept fresh by folder watchers.
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
-import { comparePaths, createPathFilter, type ListOptions, type PathFilter } from './listing';
+import { createPathFilter, type ListOptions, type PathFilter } from './listing';
+import { searchWith, type SearchOutcome, type SearchQuery } from './search';
+import { TextWorker } from './text-worker';
 
 export interface IndexOptions extends ListOptions {
   /** Real path of the workspace root. */
@@ -15,6 +18,8 @@ export interface IndexOptions extends ListOptions {
   maxFiles: number;
   /** At most this many bytes of text are kept (counted as the memory the strings take). */
   maxBytes: number;
+  /** How long a user regular expression may run on one file. */
+  regexBudgetMs?: number;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -22,28 +27,28 @@ export interface IndexOptions extends ListOptions {
 export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
 const SLICE_MS = 8;
-/** Shared by every synchronous read of the index (one at a time: the event loop runs one at a time). */
-const readBuffer = Buffer.allocUnsafe(256 * 1024);
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */
 const APPLY_DELAY_MS = 100;
 
 /**
- * Keeps the sorted list of files (as listWorkspaceFiles lists them) and the text of up to maxFiles/maxBytes of them.
- * One non-recursive fs.watch per folder reports every change, by us or by other programs; the paths it names are
- * re-checked before the index answers (see fresh()), so an answer never uses text older than the last change the
- * watchers reported. Texts that are not cached are read from disk when needed.
+ * Keeps the sorted list of files (as listWorkspaceFiles lists them); its text worker keeps the text of up to
+ * maxFiles/maxBytes of them and searches them. One non-recursive fs.watch per folder reports every change, by us or
+ * by other programs; the paths it names are re-checked before the index answers (see fresh()) and changed texts are
+ * dropped from the worker before the next search reaches it, so an answer never uses text older than the last
+ * change the watchers reported. Texts that are not kept are read from disk when a search needs them.
  */
 export class WorkspaceIndex {
   private files: string[] = [];
   private readonly listed = new Set<string>();
-  private readonly texts = new Map<string, string>();
-  private bytes = 0;
+  /** Reads, keeps and searches the texts; started by the first caching() or search(). */
+  private texts: TextWorker | undefined;
+  /** The files whose texts may be kept (listed text files), derived again when the list changes. */
+  private cacheable: { version: number; files: string[] } | undefined;
   private readonly watchers = new Map<string, fs.FSWatcher>();
   /** Paths (files or folders) that watchers reported and that are not re-checked yet. */
   private readonly dirty = new Set<string>();
   private readonly filter: PathFilter;
   private crawling: Promise<void> | undefined;
-  private cachingTexts: Promise<void> | undefined;
   private disposed = false;
   private applyTimer: NodeJS.Timeout | undefined;
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
@@ -64,10 +69,21 @@ export class WorkspaceIndex {
     return this.crawling;
   }
 
-  /** Starts caching texts (once, after the listing); resolves when every text that fits the budget is cached. */
-  caching(): Promise<void> {
-    this.cachingTexts ??= this.listing().then(() => this.cacheAll());
-    return this.cachingTexts;
+  /** Starts keeping texts (after the listing); resolves when every text that fits the budget is read. */
+  async caching(): Promise<void> {
+    await this.listing();
+    if (this.disposed) return;
+    const started = Date.now();
+    const { cachedFiles, cachedBytes } = await this.textWorker().cached();
+    this.options.log?.('info', `index: ${cachedFiles} texts (${Math.round(cachedBytes / 1048576)} MiB) kept by the text worker, ready ${Date.now() - started} ms after the listing`);
+  }
+
+  /**
+   * Searches `files` (listed, searchable, sorted) in the text worker. Call fresh() first, so that every change the
+   * watchers reported has reached the worker.
+   */
+  search(files: readonly string[], q: SearchQuery): Promise<SearchOutcome> {
+    return searchWith(this.textWorker(), files, q, this.options.regexBudgetMs ?? 1500);
   }
 
   /** Called after the list of files changed because of a watcher event (not on the first build). */
@@ -76,11 +92,12 @@ export class WorkspaceIndex {
   }
 
   /**
-   * Waits for the listing (and, with `texts`, for the texts being cached), then applies every change reported so
-   * far. False when the index cannot be trusted (a folder could not be watched): the caller reads the disk then.
+   * Waits for the listing, then applies every change reported so far (texts included: changed ones are dropped
+   * from the worker). False when the index cannot be trusted (a folder could not be watched): the caller reads the
+   * disk then.
    */
-  async fresh(texts: boolean): Promise<boolean> {
-    await (texts ? this.caching() : this.listing());
+  async fresh(): Promise<boolean> {
+    await this.listing();
     // Every watcher event the kernel queued before now must reach `dirty` first. An I/O round trip completes in an
     // event-loop poll that also sees those (already pending) events, and the turn after that poll has run all of
     // their callbacks, whatever order the poll delivered them in.
@@ -96,17 +113,9 @@ export class WorkspaceIndex {
     return this.files;
   }
 
-  /**
-   * The file's text from memory, or read from disk when it is not cached (undefined when it is over maxFileSize,
-   * gone or unreadable, as for the scan). Disk reads go through the shared buffer: a search over a workspace
-   * larger than the budget then leaves no buffer per file behind for the garbage collector.
-   */
-  text(file: string): string | undefined {
-    return this.texts.get(file) ?? this.readText(file);
-  }
-
   stats(): { files: number; cachedFiles: number; cachedBytes: number; watchedFolders: number } {
-    return { files: this.files.length, cachedFiles: this.texts.size, cachedBytes: this.bytes, watchedFolders: this.watchers.size };
+    const { cachedFiles, cachedBytes } = this.texts?.cacheStats() ?? { cachedFiles: 0, cachedBytes: 0 };
+    return { files: this.files.length, cachedFiles, cachedBytes, watchedFolders: this.watchers.size };
   }
 
   dispose(): void {
@@ -114,9 +123,25 @@ export class WorkspaceIndex {
     clearTimeout(this.applyTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
-    this.texts.clear();
+    this.texts?.close();
     this.files = [];
     this.listed.clear();
+  }
+
+  private textWorker(): TextWorker {
+    if (!this.texts) {
+      const o = this.options;
+      this.texts = new TextWorker({ root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes, log: o.log });
+      this.texts.sync(this.cacheableFiles(), []);
+    }
+    return this.texts;
+  }
+
+  private cacheableFiles(): string[] {
+    if (this.cacheable?.version !== this.version) {
+      this.cacheable = { version: this.version, files: this.files.filter((f) => isAllowedTextFile(f, this.options.fileExtension)) };
+    }
+    return this.cacheable.files;
   }
 
   private absolute(rel: string): string {
@@ -132,23 +157,11 @@ export class WorkspaceIndex {
       this.walkFolder(queue.pop() as string, found, queue);
       await breathe();
     }
-    found.sort(comparePaths);
+    found.sort(); // by UTF-16 code units, as comparePaths sorts
     this.files = found;
     for (const f of found) this.listed.add(f);
     this.version++;
     this.options.log?.('info', `index: ${found.length} files listed and ${this.watchers.size} folders watched in ${Date.now() - started} ms`);
-  }
-
-  private async cacheAll(): Promise<void> {
-    const started = Date.now();
-    const breathe = slicer();
-    // Over a copy: watcher changes applied meanwhile (by a request) must not shift the loop.
-    for (const f of [...this.files]) {
-      if (this.disposed) return;
-      if (this.listed.has(f) && !this.dirty.has(f) && !this.texts.has(f)) this.cache(f);
-      await breathe();
-    }
-    this.options.log?.('info', `index: ${this.texts.size} texts (${Math.round(this.bytes / 1048576)} MiB) cached in ${Date.now() - started} ms`);
   }
 
   /** Watches one folder, then reads it (in that order, so nothing changed in between is missed). */
@@ -189,55 +202,6 @@ export class WorkspaceIndex {
     }
   }
 
-  /** Reads a file's text into memory when it is searchable and fits the budget; drops it otherwise. */
-  private cache(file: string): void {
-    this.uncache(file);
-    const o = this.options;
-    if (!isAllowedTextFile(file, o.fileExtension) || this.texts.size >= o.maxFiles || this.bytes >= o.maxBytes) return;
-    const text = this.readText(file);
-    if (text === undefined) return;
-    const cost = costOf(text);
-    if (this.bytes + cost > o.maxBytes) return;
-    this.texts.set(file, text);
-    this.bytes += cost;
-  }
-
-  /** The whole text of a file, or undefined when it is over maxFileSize, gone or unreadable. */
-  private readText(file: string): string | undefined {
-    const o = this.options;
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(this.absolute(file), 'r');
-      // Most notes fit the shared buffer: one read, no fstat, no allocation. Larger files are read whole.
-      let buf = readBuffer;
-      let filled = fs.readSync(fd, buf, 0, buf.length, 0);
-      if (filled === buf.length) {
-        const { size } = fs.fstatSync(fd);
-        if (size > o.maxFileSize) return undefined;
-        buf = Buffer.allocUnsafe(size);
-        filled = 0;
-        while (filled < size) {
-          const n = fs.readSync(fd, buf, filled, size - filled, filled);
-          if (n === 0) break;
-          filled += n;
-        }
-      }
-      if (filled > o.maxFileSize) return undefined;
-      return buf.toString('utf8', 0, filled);
-    } catch {
-      return undefined; // gone or unreadable: the scan skips it the same way
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd);
-    }
-  }
-
-  private uncache(file: string): void {
-    const old = this.texts.get(file);
-    if (old === undefined) return;
-    this.texts.delete(file);
-    this.bytes -= costOf(old);
-  }
-
   /** Applies reported changes soon even when no request asks, so texts stay fresh and listeners hear of new files. */
   private scheduleApply(): void {
     if (this.applyTimer) return;
@@ -255,6 +219,8 @@ export class WorkspaceIndex {
     const paths = [...this.dirty];
     this.dirty.clear();
     const before = this.version;
+    /** Files whose text may have changed: the worker drops them and reads them again. */
+    const touched: string[] = [];
     for (const rel of paths) {
       let stat: fs.Stats | undefined;
       try {
@@ -266,7 +232,7 @@ export class WorkspaceIndex {
         this.removeUnder(rel, true);
         if (this.isListed(rel)) {
           this.addFile(rel);
-          this.cache(rel);
+          touched.push(rel);
         } else this.removeFile(rel);
       } else if (stat?.isDirectory()) {
         this.removeFile(rel);
@@ -277,7 +243,7 @@ export class WorkspaceIndex {
           while (queue.length) this.walkFolder(queue.pop() as string, files, queue);
           for (const f of files) {
             this.addFile(f);
-            this.cache(f);
+            touched.push(f);
           }
         }
       } else {
@@ -286,6 +252,7 @@ export class WorkspaceIndex {
         this.removeUnder(rel, true);
       }
     }
+    this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
     if (this.version !== before) for (const l of this.setListeners) l();
   }
 
@@ -311,7 +278,6 @@ export class WorkspaceIndex {
   private removeFile(file: string): void {
     if (!this.listed.delete(file)) return;
     this.files.splice(lowerBound(this.files, file), 1);
-    this.uncache(file);
     this.version++;
   }
 
@@ -330,10 +296,7 @@ export class WorkspaceIndex {
     let to = from;
     while (to < this.files.length && this.files[to].startsWith(prefix)) to++;
     if (to === from) return;
-    for (const f of this.files.slice(from, to)) {
-      this.listed.delete(f);
-      this.uncache(f);
-    }
+    for (const f of this.files.slice(from, to)) this.listed.delete(f);
     this.files.splice(from, to - from);
     this.version++;
   }
@@ -348,11 +311,6 @@ function slicer(): () => Promise<void> {
       sliceStart = Date.now();
     }
   };
-}
-
-/** Memory a string takes: pure ASCII is stored one byte per character; anything else may take two. */
-function costOf(text: string): number {
-  return Buffer.byteLength(text) === text.length ? text.length : text.length * 2;
 }
 
 /** First index whose path sorts at or after `key`. */

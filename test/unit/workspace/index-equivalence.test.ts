@@ -99,19 +99,16 @@ describe('workspace index: same answers as the disk scan', function () {
       ['fully cached', 1e9, 1e6],
       ['partly cached', Math.floor(corpusBytes / 3), 150],
     ] as const) {
-      const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes });
+      const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes, regexBudgetMs: 2000 });
       await index.caching();
-      const search = new IndexedSearch(index, { fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, searchExcludePatterns: SEARCH_EXCLUDES, regexBudgetMs: 2000, fallback: async () => scan });
+      const search = new IndexedSearch(index, { fileExtension: '.md', searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan });
       indexes.push({ name, index, search });
     }
     assert.ok(indexes[1].index.stats().cachedFiles < indexes[0].index.stats().cachedFiles, 'the small budget leaves texts on disk');
   });
 
   after(() => {
-    for (const { index, search } of indexes) {
-      search.dispose();
-      index.dispose();
-    }
+    for (const { index } of indexes) index.dispose();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -120,7 +117,7 @@ describe('workspace index: same answers as the disk scan', function () {
     const qs = queries();
     const got = [];
     for (const { index, search } of indexes) {
-      assert.ok(await index.fresh(false));
+      assert.ok(await index.fresh());
       const answers = [];
       for (const q of qs) answers.push(await answer(search, q));
       got.push({ files: [...index.listFiles()], answers });

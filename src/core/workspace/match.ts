@@ -1,0 +1,53 @@
+// Line matching: the one function that decides which lines a query matches, on disk scans and indexed searches.
+
+/** [1-based line number, the line (clipped around the match when long), the matched text]. */
+export type LineMatch = [number, string, string];
+
+/**
+ * Finds the first match on each line. Self-contained on purpose: its source text also runs inside the text
+ * worker, so it must not refer to anything outside itself.
+ *
+ * `wholeText`: look for candidates in the whole text first and check only the lines they fall on. Gives the same
+ * lines as the line-by-line loop whenever every per-line match is also a match of the pattern in the whole text,
+ * which holds for patterns without negative lookarounds (the caller decides): the candidate scan then never skips
+ * a line that matches, and each candidate line is checked exactly as the loop would.
+ */
+export function matchLines(text: string, source: string, flags: string, limit: number, wholeText = false): LineMatch[] {
+  const re = new RegExp(source, flags);
+  const out: LineMatch[] = [];
+  const check = (lineNo: number, raw: string) => {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    re.lastIndex = 0;
+    const m = re.exec(line);
+    if (!m || m[0] === '') return; // an empty match says nothing useful about a line
+    let content = line;
+    if (content.length > 400) {
+      const start = Math.max(0, m.index - 150);
+      content = (start > 0 ? '…' : '') + line.slice(start, start + 400) + (start + 400 < line.length ? '…' : '');
+    }
+    out.push([lineNo, content, m[0]]);
+  };
+  if (!wholeText) {
+    const lines = text.split('\n');
+    for (let i = 0; i < lines.length && out.length < limit; i++) check(i + 1, lines[i]);
+    return out;
+  }
+  const scan = new RegExp(source, `${flags}gm`);
+  let lineNo = 1;
+  let counted = 0; // newlines before this offset are counted in lineNo
+  while (out.length < limit) {
+    const c = scan.exec(text);
+    if (!c) break;
+    const start = c.index === 0 ? 0 : text.lastIndexOf('\n', c.index - 1) + 1;
+    let end = text.indexOf('\n', c.index);
+    if (end < 0) end = text.length;
+    for (let nl = text.indexOf('\n', counted); nl >= 0 && nl < start; nl = text.indexOf('\n', counted)) {
+      lineNo++;
+      counted = nl + 1;
+    }
+    check(lineNo, text.slice(start, end));
+    if (end >= text.length) break;
+    scan.lastIndex = end + 1;
+  }
+  return out;
+}

@@ -1,0 +1,389 @@
+// Note texts are read, kept and searched in a worker thread: the protocol's thread never waits on file reads or
+// matching, the reads use the machine's second core, and a runaway regular expression can be stopped.
+import type fsModule from 'node:fs';
+import type pathModule from 'node:path';
+import type threadsModule from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
+import { NotesError } from '../errors';
+import { matchLines, type LineMatch } from './match';
+
+export interface TextWorkerOptions {
+  /** Real path of the workspace root; files are workspace-relative POSIX paths. */
+  root: string;
+  /** Larger files are neither kept nor searched. */
+  maxFileSize: number;
+  /** At most this many texts are kept (performance.cacheSize); 0 keeps none (every search reads the disk). */
+  maxFiles: number;
+  /** At most this many bytes of text are kept, counted as the memory the strings take. */
+  maxBytes: number;
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export interface CompiledQuery {
+  source: string;
+  flags: string;
+  wholeText: boolean;
+}
+
+export interface WorkerSearch {
+  /** [index into the searched list, that file's matches], in list order. */
+  found: Array<[number, LineMatch[]]>;
+  /** Files whose text was searched (readable and not over maxFileSize). */
+  searched: number;
+}
+
+export interface CacheStats {
+  cachedFiles: number;
+  cachedBytes: number;
+}
+
+/** Worker heap besides the texts kept and the room for the largest file. */
+const WORKER_HEAP_MB = 48;
+
+type ToWorker =
+  | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
+  | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
+
+type FromWorker =
+  | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
+  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean };
+
+/**
+ * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines)
+ * and the modules passed in, so it must not refer to anything outside itself.
+ *
+ * It keeps the texts of the files the last `sync` named (in that order, while the budget lasts), reading them in
+ * slices so that a search is served between two slices. A search takes each text from memory or, when it is not
+ * kept, from the disk; it reports which file it is on through shared memory (slot 0: index, slot 1: files done) and
+ * stops when slot 2 is set (cancelled).
+ */
+function textWorkerMain(
+  match: typeof matchLines,
+  fs: typeof fsModule,
+  path: typeof pathModule,
+  threads: typeof threadsModule,
+): void {
+  const port = threads.parentPort as threadsModule.MessagePort;
+  const setup = threads.workerData as TextWorkerOptions;
+  const texts = new Map<string, string>();
+  /** What each kept text counts against the budget. */
+  const costs = new Map<string, number>();
+  let bytes = 0;
+  let kept = new Set<string>();
+  let order: string[] = [];
+  let cursor = 0;
+  let generation = 0;
+  let scheduled = false;
+  let full = false;
+  let list: { id: number; files: readonly string[] } = { id: -1, files: [] };
+  // Most notes fit this buffer: one read, no fstat, no allocation per file.
+  const buffer = Buffer.allocUnsafe(256 * 1024);
+
+  const absolute = (rel: string) => path.join(setup.root, ...rel.split('/'));
+
+  /** The whole text and the bytes it was decoded from; undefined when over maxFileSize, gone or unreadable. */
+  function read(rel: string): [string, number] | undefined {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(absolute(rel), 'r');
+      let buf = buffer;
+      let filled = fs.readSync(fd, buf, 0, buf.length, 0);
+      if (filled === buf.length) {
+        const { size } = fs.fstatSync(fd);
+        if (size > setup.maxFileSize) return undefined;
+        buf = Buffer.allocUnsafe(size);
+        filled = 0;
+        while (filled < size) {
+          const n = fs.readSync(fd, buf, filled, size - filled, filled);
+          if (n === 0) break;
+          filled += n;
+        }
+      }
+      if (filled > setup.maxFileSize) return undefined;
+      return [buf.toString('utf8', 0, filled), filled];
+    } catch {
+      return undefined; // gone or unreadable: skipped, as by the disk scan
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+
+  /** Memory a string takes: pure ASCII (as many characters as bytes) one byte a character, anything else two. */
+  const costOf = (text: string, byteCount: number) => (byteCount === text.length ? text.length : text.length * 2);
+
+  function drop(rel: string): void {
+    const old = texts.get(rel);
+    if (old === undefined) return;
+    texts.delete(rel);
+    bytes -= costs.get(rel) ?? 0;
+    costs.delete(rel);
+    full = false;
+  }
+
+  /** The text from memory, or read (and kept, when it is one of the kept files and fits the budget). */
+  function textOf(rel: string): string | undefined {
+    const cached = texts.get(rel);
+    if (cached !== undefined) return cached;
+    const got = read(rel);
+    if (!got) return undefined;
+    const [text, byteCount] = got;
+    if (!full && kept.has(rel)) {
+      const cost = costOf(text, byteCount);
+      if (texts.size < setup.maxFiles && bytes + cost <= setup.maxBytes) {
+        texts.set(rel, text);
+        costs.set(rel, cost);
+        bytes += cost;
+      } else if (texts.size >= setup.maxFiles || bytes + 64 * 1024 > setup.maxBytes) full = true;
+    }
+    return text;
+  }
+
+  /** Reads the next texts to keep for about 10 ms, then lets messages (searches) in. */
+  function work(): void {
+    scheduled = false;
+    const sliceEnd = Date.now() + 10;
+    while (cursor < order.length && !full) {
+      const rel = order[cursor++];
+      if (!texts.has(rel)) textOf(rel);
+      if (Date.now() >= sliceEnd) return schedule();
+    }
+    const done: FromWorker = { type: 'cached', generation, cachedFiles: texts.size, cachedBytes: bytes };
+    port.postMessage(done);
+  }
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(work);
+  }
+
+  function search(job: Extract<ToWorker, { type: 'search' }>): void {
+    if (job.list) list = { id: job.listId, files: job.list };
+    const progress = new Int32Array(job.shared);
+    const files = list.id === job.listId ? list.files : [];
+    const found: Array<[number, LineMatch[]]> = [];
+    let left = job.limit;
+    let searched = 0;
+    let cancelled = false;
+    for (let i = 0; i < files.length && left > 0; i++) {
+      if (Atomics.load(progress, 2) !== 0) {
+        cancelled = true;
+        break;
+      }
+      Atomics.store(progress, 0, i);
+      const text = textOf(files[i]);
+      if (text !== undefined) {
+        searched++;
+        const lines = match(text, job.query.source, job.query.flags, left, job.query.wholeText);
+        if (lines.length) {
+          found.push([i, lines]);
+          left -= lines.length;
+        }
+      }
+      Atomics.add(progress, 1, 1);
+    }
+    const reply: FromWorker = { type: 'found', id: job.id, found: cancelled ? [] : found, searched, cancelled };
+    port.postMessage(reply);
+  }
+
+  port.on('message', (message: ToWorker) => {
+    if (message.type === 'search') return search(message);
+    generation = message.generation;
+    if (message.files) {
+      order = message.files;
+      kept = new Set(order);
+      for (const rel of [...texts.keys()]) if (!kept.has(rel)) drop(rel);
+    }
+    for (const rel of message.touched) drop(rel);
+    cursor = 0;
+    full = false;
+    schedule();
+  });
+}
+
+/** What the worker runs. Built on first use: matchLines lives in another module. */
+function workerSource(): string {
+  // Some TypeScript runners wrap inner functions in __name(...) to keep their names.
+  return `const __name = (fn) => fn;
+(${textWorkerMain.toString()})((${matchLines.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'));`;
+}
+
+interface PendingSearch {
+  resolve: (value: WorkerSearch) => void;
+  reject: (err: Error) => void;
+}
+
+/**
+ * The main thread's side of the worker. `sync` names the files whose texts to keep; `search` runs one search at a
+ * time (each with its own watchdog). A worker that dies (stopped by the watchdog, out of memory) is replaced on
+ * the spot and given the same files again.
+ */
+export class TextWorker {
+  private worker: Worker | undefined;
+  private generation = 0;
+  private lastFiles: string[] | undefined;
+  /** The searched list the worker holds (sent again only when it changes). */
+  private sentList: readonly string[] | undefined;
+  private listId = 0;
+  private nextId = 1;
+  private readonly pending = new Map<number, PendingSearch>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private stats: CacheStats = { cachedFiles: 0, cachedBytes: 0 };
+  private readonly cachedWaiters: Array<{ generation: number; resolve: (stats: CacheStats) => void }> = [];
+  private closed = false;
+
+  constructor(private readonly options: TextWorkerOptions) {}
+
+  /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
+  sync(files: string[] | undefined, touched: readonly string[]): void {
+    if (files) this.lastFiles = files;
+    if ((!files && touched.length === 0) || this.closed) return;
+    // A worker started now is given lastFiles, and holds no text that could be stale.
+    if (!this.worker) this.live();
+    else this.post({ type: 'sync', generation: ++this.generation, files, touched: [...touched] });
+  }
+
+  /** Resolves once the worker has read every text it is to keep, as of the last sync. */
+  cached(): Promise<CacheStats> {
+    if (this.closed) return Promise.resolve(this.stats);
+    return new Promise((resolve) => this.cachedWaiters.push({ generation: this.generation, resolve }));
+  }
+
+  cacheStats(): CacheStats {
+    return this.stats;
+  }
+
+  /**
+   * Searches `files` in order for at most `limit` matching lines. With `budgetMs`, a file that takes longer than
+   * that stops the search with an error (user regular expressions); `signal` cancels it.
+   */
+  search(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
+    const job = this.queue.then(() => this.searchNow(files, query, limit, budgetMs, signal));
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stop(new NotesError('INTERNAL', 'The search was stopped: the workspace index was closed.'));
+    for (const w of this.cachedWaiters.splice(0)) w.resolve(this.stats);
+  }
+
+  private searchNow(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
+    if (this.closed) return Promise.reject(new NotesError('INTERNAL', 'The search was stopped: the workspace index was closed.'));
+    if (signal?.aborted) return Promise.reject(cancelled());
+    const shared = new SharedArrayBuffer(12);
+    const progress = new Int32Array(shared);
+    const id = this.nextId++;
+    const sendList = this.sentList !== files;
+    if (sendList) {
+      this.sentList = files;
+      this.listId++;
+    }
+    return new Promise<WorkerSearch>((resolve, reject) => {
+      let watchdog: NodeJS.Timeout | undefined;
+      const onAbort = () => Atomics.store(progress, 2, 1);
+      const finish = () => {
+        clearInterval(watchdog);
+        signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+      };
+      this.pending.set(id, {
+        resolve: (value) => {
+          finish();
+          resolve(value);
+        },
+        reject: (err) => {
+          finish();
+          reject(err);
+        },
+      });
+      signal?.addEventListener('abort', onAbort);
+      if (budgetMs !== undefined) {
+        let seen = -1;
+        let since = Date.now();
+        watchdog = setInterval(
+          () => {
+            const done = Atomics.load(progress, 1);
+            if (done !== seen) {
+              seen = done;
+              since = Date.now();
+            } else if (Date.now() - since > budgetMs) {
+              const file = files[Atomics.load(progress, 0)];
+              this.stop(
+                new NotesError(
+                  'INVALID_ARGUMENT',
+                  `The regular expression ran for more than ${budgetMs} ms on "${file}" and was stopped; it probably backtracks catastrophically (for example nested quantifiers like (a+)+). Simplify it.`,
+                ),
+              );
+            }
+          },
+          Math.max(10, Math.floor(budgetMs / 5)),
+        );
+      }
+      this.post({ type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared });
+    });
+  }
+
+  private post(message: ToWorker): void {
+    if (this.closed) return;
+    this.live().postMessage(message);
+  }
+
+  private live(): Worker {
+    if (this.worker) return this.worker;
+    const o = this.options;
+    const heapMb = WORKER_HEAP_MB + Math.ceil(o.maxBytes / 1048576) + Math.ceil((3 * o.maxFileSize) / 1048576);
+    const worker = new Worker(workerSource(), {
+      eval: true,
+      workerData: { root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes },
+      resourceLimits: { maxOldGenerationSizeMb: heapMb },
+    });
+    worker.unref();
+    worker.on('message', (message: FromWorker) => this.onMessage(message));
+    worker.on('error', (err) => {
+      if (this.worker !== worker) return;
+      o.log?.('error', `the search worker failed: ${err.message}`);
+      this.stop(new NotesError('INTERNAL', `The search failed: ${err.message}`));
+    });
+    worker.on('exit', (code) => {
+      if (this.worker !== worker) return;
+      this.stop(new NotesError('INTERNAL', `The search worker exited (code ${code}).`));
+    });
+    this.worker = worker;
+    // A new worker (the first, or one replacing a stopped one) keeps the same files; every search list is new to it.
+    this.sentList = undefined;
+    if (this.lastFiles) worker.postMessage({ type: 'sync', generation: ++this.generation, files: this.lastFiles, touched: [] } satisfies ToWorker);
+    return worker;
+  }
+
+  private onMessage(message: FromWorker): void {
+    if (message.type === 'found') {
+      const p = this.pending.get(message.id);
+      if (!p) return;
+      if (message.cancelled) p.reject(cancelled());
+      else p.resolve({ found: message.found, searched: message.searched });
+      return;
+    }
+    this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };
+    if (message.generation === this.generation) {
+      for (let i = this.cachedWaiters.length - 1; i >= 0; i--) {
+        if (this.cachedWaiters[i].generation <= message.generation) this.cachedWaiters.splice(i, 1)[0].resolve(this.stats);
+      }
+    }
+  }
+
+  /** Ends the current worker: running searches fail with `err`; the texts are read again by a new worker. */
+  private stop(err: Error): void {
+    const worker = this.worker;
+    this.worker = undefined;
+    this.stats = { cachedFiles: 0, cachedBytes: 0 };
+    void worker?.terminate();
+    for (const p of [...this.pending.values()]) p.reject(err);
+    if (!this.closed && this.lastFiles) this.live();
+  }
+}
+
+function cancelled(): NotesError {
+  return new NotesError('INTERNAL', 'The search was cancelled.');
+}
