@@ -54,7 +54,9 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
     ctx.bridge.dispose();
     ctx.dispose();
   };
-  // Listing, watching and indexing the workspace wait until the handshake is done, so they never delay it.
+  // Listing, watching and indexing the workspace wait until the handshake is done, so they never delay it; only
+  // the text worker threads boot meanwhile, on other cores.
+  ctx.prepareBackgroundWork();
   const previousOnInitialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     previousOnInitialized?.();

@@ -93,6 +93,14 @@ export class NotesContext {
     return this.indexPromise;
   }
 
+  /**
+   * While the handshake is going on: boot the text worker threads when texts will be indexed, so that they are
+   * ready when the listing starts. Their start-up runs on other cores; this thread only creates them.
+   */
+  prepareBackgroundWork(): void {
+    if (this.config.search.indexOnStartup) void this.workspaceIndex().then((index) => index?.prepareTexts());
+  }
+
   /** After the initialize handshake: list and watch the workspace, and cache note texts if search.indexOnStartup. */
   startBackgroundWork(): void {
     void this.workspaceIndex().then((index) => (this.config.search.indexOnStartup ? index?.caching() : index?.listing()));

@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { fdir } from 'fdir';
 import { ensureCorpus } from './corpus.mjs';
+import { LineClient } from './line-client.mjs';
 import { median, ms, percentile, ratio } from './stats.mjs';
 import { timeInitialize } from './startup.mjs';
 
@@ -65,11 +66,20 @@ async function connect(workspace, extraEnv = {}) {
   return { client, pid: transport.pid };
 }
 
+async function lineClient(workspace) {
+  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags]);
+  openLineClients.add(lc);
+  return lc;
+}
+const openLineClients = new Set();
+
 /** Clients a failed section left open are closed after it, so no server outlives the run. */
 const openClients = new Set();
 async function closeLeftovers() {
   for (const c of openClients) await c.close().catch(() => undefined);
   openClients.clear();
+  for (const c of openLineClients) c.close();
+  openLineClients.clear();
 }
 
 function structured(result) {
@@ -152,12 +162,34 @@ async function benchSearch() {
     const warm = [];
     for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'search_files', arguments: q.args }))).ms);
     await client.close();
+    // The same, cold and warm, through the line client: what the server and the pipe take, without the SDK client.
+    const lineCold = [];
+    for (let i = 0; i < Math.min(REPS, 5); i++) {
+      const lc = await lineClient(corpus.dir);
+      lineCold.push((await lc.timedCall('search_files', q.args)).ms);
+      lc.close();
+    }
+    const lc = await lineClient(corpus.dir);
+    await lc.timedCall('search_files', q.args);
+    const lineWarm = [];
+    for (let i = 0; i < REPS; i++) lineWarm.push((await lc.timedCall('search_files', q.args)).ms);
+    lc.close();
     const rg = haveRg ? Array.from({ length: REPS }, () => rgTime(q.rg, corpus.dir)) : [];
     const rgMed = median(rg.map((r) => r.ms));
     if (rg.length && rg[0].lines !== count) throw new Error(`${q.name}: ${count} results but ripgrep found ${rg[0].lines} lines`);
-    section.queries[q.name] = { coldMs: median(cold), warmMs: median(warm), rgMs: rgMed, results: count, rgLines: rg[0]?.lines };
+    section.queries[q.name] = {
+      coldMs: median(cold),
+      warmMs: median(warm),
+      lineClientColdMs: median(lineCold),
+      lineClientWarmMs: median(lineWarm),
+      rgMs: rgMed,
+      results: count,
+      rgLines: rg[0]?.lines,
+    };
     row('search', `${q.name}, cold (${corpus.notes} notes)`, median(cold), rgMed, 'ripgrep', '≤ 2× rg');
     row('search', `${q.name}, warm (${corpus.notes} notes)`, median(warm), rgMed, 'ripgrep', '≤ 1× rg');
+    row('search', `${q.name}, cold, line client`, median(lineCold), rgMed, 'ripgrep', '');
+    row('search', `${q.name}, warm, line client`, median(lineWarm), rgMed, 'ripgrep', '');
   }
   results.sections.search = section;
 }
@@ -169,16 +201,31 @@ async function benchList() {
   for (let i = 0; i < REPS; i++) {
     crawl.push((await timed(() => new fdir().withRelativePaths().crawl(corpus.dir).withPromise())).ms);
   }
-  const { client } = await connect(corpus.dir);
-  const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
-  const listed = structured(first.value);
+  // The first call of a freshly started server, several servers; then repeated calls to the last one.
+  const firsts = [];
+  let listed;
+  let client;
+  for (let i = 0; i < Math.min(REPS, 5); i++) {
+    await client?.close();
+    ({ client } = await connect(corpus.dir));
+    const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
+    firsts.push(first.ms);
+    listed = structured(first.value);
+  }
   const warm = [];
   for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'list_files', arguments: {} }))).ms);
   await client.close();
+  const lineFirsts = [];
+  for (let i = 0; i < Math.min(REPS, 5); i++) {
+    const lc = await lineClient(corpus.dir);
+    lineFirsts.push((await lc.timedCall('list_files', {})).ms);
+    lc.close();
+  }
   const files = listed.files?.length ?? listed.length;
-  results.sections.list = { notes: corpus.notes, files, firstMs: first.ms, warmMs: median(warm), fdirMs: median(crawl) };
-  row('list', `list_files, first call (${corpus.notes} files)`, first.ms, median(crawl), 'fdir crawl', '≤ 2× fdir');
+  results.sections.list = { notes: corpus.notes, files, firstMs: median(firsts), firstSamples: firsts, warmMs: median(warm), lineClientFirstMs: median(lineFirsts), fdirMs: median(crawl) };
+  row('list', `list_files, first call (${corpus.notes} files)`, median(firsts), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', `list_files, warm (${corpus.notes} files)`, median(warm), median(crawl), 'fdir crawl', '≤ 2× fdir');
+  row('list', 'list_files, first call, line client', median(lineFirsts), median(crawl), 'fdir crawl', '');
 }
 
 // 4. tools/call throughput and latency

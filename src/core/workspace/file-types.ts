@@ -21,6 +21,10 @@ export function noteExtensions(fileExtension: string): string[] {
   return [...new Set([...NOTE_EXTENSIONS, fileExtension.toLowerCase()])];
 }
 
+/** The last files.fileExtension asked about and its note extensions (lists of thousands of files ask each time). */
+let noteSet: { fileExtension: string; extensions: Set<string> } | undefined;
+
 export function isNoteFile(file: string, fileExtension: string): boolean {
-  return noteExtensions(fileExtension).includes(path.extname(file).toLowerCase());
+  if (noteSet?.fileExtension !== fileExtension) noteSet = { fileExtension, extensions: new Set(noteExtensions(fileExtension)) };
+  return noteSet.extensions.has(path.extname(file).toLowerCase());
 }

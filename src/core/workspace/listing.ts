@@ -22,6 +22,10 @@ export interface PathFilter {
   folderExcluded(relative: string): boolean;
   /** True when the file itself is listed (its folders are checked separately). */
   fileIncluded(relative: string): boolean;
+  /** folderExcluded for `relative`, named `name`, inside a folder that is itself listed. */
+  childFolderExcluded(relative: string, name: string): boolean;
+  /** fileIncluded for `relative`, named `name`, inside a folder that is itself listed. */
+  childFileIncluded(relative: string, name: string): boolean;
 }
 
 export function createPathFilter(options: ListOptions): PathFilter {
@@ -30,6 +34,8 @@ export function createPathFilter(options: ListOptions): PathFilter {
     // Pruning a folder is only right when every file in it would be excluded: test the folder itself.
     folderExcluded: (rel) => (!options.showHiddenFiles && isHidden(rel)) || excluded(rel) || excluded(`${rel}/`),
     fileIncluded: (file) => (options.showHiddenFiles || !isHidden(file)) && !excluded(file),
+    childFolderExcluded: (rel, name) => (!options.showHiddenFiles && name.startsWith('.')) || excluded(rel) || excluded(`${rel}/`),
+    childFileIncluded: (file, name) => (options.showHiddenFiles || !name.startsWith('.')) && !excluded(file),
   };
 }
 

@@ -3,11 +3,14 @@
 import type fsModule from 'node:fs';
 import type pathModule from 'node:path';
 import type threadsModule from 'node:worker_threads';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
 import { matchLines, type LineMatch } from './match';
 
 export interface TextWorkerOptions {
+  /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4. */
+  shards?: number;
   /** Real path of the workspace root; files are workspace-relative POSIX paths. */
   root: string;
   /** Larger files are neither kept nor searched. */
@@ -42,6 +45,7 @@ const WORKER_HEAP_MB = 48;
 
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
+  | { type: 'prefetch'; files: string[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
@@ -79,7 +83,7 @@ function textWorkerMain(
   // Most notes fit this buffer: one read, no fstat, no allocation per file.
   const buffer = Buffer.allocUnsafe(256 * 1024);
 
-  const absolute = (rel: string) => path.join(setup.root, ...rel.split('/'));
+  const absolute = path.sep === '/' ? (rel: string) => `${setup.root}/${rel}` : (rel: string) => path.join(setup.root, ...rel.split('/'));
 
   /** The whole text and the bytes it was decoded from; undefined when over maxFileSize, gone or unreadable. */
   function read(rel: string): [string, number] | undefined {
@@ -188,6 +192,15 @@ function textWorkerMain(
 
   port.on('message', (message: ToWorker) => {
     if (message.type === 'search') return search(message);
+    if (message.type === 'prefetch') {
+      // Files found so far by a crawl still going on; the sync at its end replaces them with the whole list.
+      for (const rel of message.files) {
+        if (kept.has(rel)) continue;
+        kept.add(rel);
+        order.push(rel);
+      }
+      return schedule();
+    }
     generation = message.generation;
     if (message.files) {
       order = message.files;
@@ -214,11 +227,11 @@ interface PendingSearch {
 }
 
 /**
- * The main thread's side of the worker. `sync` names the files whose texts to keep; `search` runs one search at a
+ * The main thread's side of one worker. `sync` names the files whose texts to keep; `search` runs one search at a
  * time (each with its own watchdog). A worker that dies (stopped by the watchdog, out of memory) is replaced on
  * the spot and given the same files again.
  */
-export class TextWorker {
+class TextShard {
   private worker: Worker | undefined;
   private generation = 0;
   private lastFiles: string[] | undefined;
@@ -230,6 +243,8 @@ export class TextWorker {
   private queue: Promise<unknown> = Promise.resolve();
   private stats: CacheStats = { cachedFiles: 0, cachedBytes: 0 };
   private readonly cachedWaiters: Array<{ generation: number; resolve: (stats: CacheStats) => void }> = [];
+  /** The last sync the worker has read every text of. */
+  private cachedGeneration = -1;
   private closed = false;
 
   constructor(private readonly options: TextWorkerOptions) {}
@@ -243,9 +258,18 @@ export class TextWorker {
     else this.post({ type: 'sync', generation: ++this.generation, files, touched: [...touched] });
   }
 
+  /** Starts reading texts of files found so far, ahead of the sync that names them all. */
+  prefetch(files: string[]): void {
+    if (files.length) this.post({ type: 'prefetch', files });
+  }
+
+  start(): void {
+    if (!this.closed) this.live();
+  }
+
   /** Resolves once the worker has read every text it is to keep, as of the last sync. */
   cached(): Promise<CacheStats> {
-    if (this.closed) return Promise.resolve(this.stats);
+    if (this.closed || this.cachedGeneration === this.generation) return Promise.resolve(this.stats);
     return new Promise((resolve) => this.cachedWaiters.push({ generation: this.generation, resolve }));
   }
 
@@ -340,7 +364,8 @@ export class TextWorker {
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
     worker.unref();
-    worker.on('message', (message: FromWorker) => this.onMessage(message));
+    // A stopped worker's last messages are ignored: its replacement answers from now on.
+    worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
       if (this.worker !== worker) return;
       o.log?.('error', `the search worker failed: ${err.message}`);
@@ -367,6 +392,7 @@ export class TextWorker {
     }
     this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };
     if (message.generation === this.generation) {
+      this.cachedGeneration = message.generation;
       for (let i = this.cachedWaiters.length - 1; i >= 0; i--) {
         if (this.cachedWaiters[i].generation <= message.generation) this.cachedWaiters.splice(i, 1)[0].resolve(this.stats);
       }
@@ -386,4 +412,138 @@ export class TextWorker {
 
 function cancelled(): NotesError {
   return new NotesError('INTERNAL', 'The search was cancelled.');
+}
+
+/**
+ * Texts and searches spread over a few workers, each owning a share of the files: reading the
+ * workspace and matching a query run on every core, and each worker's share of the budget is the budget divided
+ * among them. Searches run one at a time; results come back in the order of the searched list, as from one worker.
+ */
+export class TextWorker {
+  private readonly shards: TextShard[];
+  /** Which worker owns each file: new files go round-robin, and a file keeps its worker while it is listed. */
+  private owner = new Map<string, number>();
+  private nextOwner = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** The last searched list, split by shard: each part's files and their positions in the whole list. */
+  private split: { list: readonly string[]; parts: Array<{ files: string[]; index: number[] }> } | undefined;
+
+  constructor(options: TextWorkerOptions) {
+    const n = Math.max(1, Math.min(4, options.shards ?? defaultShards()));
+    // Shares of the budget that add up to it exactly.
+    const share = (total: number, i: number) => Math.floor(total / n) + (i < total % n ? 1 : 0);
+    this.shards = Array.from({ length: n }, (_, i) => new TextShard({ ...options, maxFiles: share(options.maxFiles, i), maxBytes: share(options.maxBytes, i) }));
+  }
+
+  /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
+  sync(files: string[] | undefined, touched: readonly string[]): void {
+    if (files && this.shards.length > 1 && this.owner.size > files.length * 2) {
+      // Forget the owners of files long gone.
+      const listed = new Set(files);
+      for (const rel of this.owner.keys()) if (!listed.has(rel)) this.owner.delete(rel);
+    }
+    const fileParts = files && this.partition(files).map((p) => p.files);
+    const touchedParts = this.partition(touched).map((p) => p.files);
+    this.shards.forEach((shard, i) => shard.sync(fileParts?.[i], touchedParts[i]));
+  }
+
+  /** Starts reading texts of files found so far, ahead of the sync that names them all. */
+  prefetch(files: string[]): void {
+    this.partition(files).forEach((part, i) => this.shards[i].prefetch(part.files));
+  }
+
+  /** Resolves once every worker has read every text it is to keep, as of the last sync. */
+  async cached(): Promise<CacheStats> {
+    return sumStats(await Promise.all(this.shards.map((s) => s.cached())));
+  }
+
+  cacheStats(): CacheStats {
+    return sumStats(this.shards.map((s) => s.cacheStats()));
+  }
+
+  /**
+   * Searches `files` in order for at most `limit` matching lines. With `budgetMs`, a file that takes longer than
+   * that stops the search with an error (user regular expressions); `signal` cancels it.
+   */
+  search(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
+    const job = this.queue.then(() => this.searchNow(files, query, limit, budgetMs, signal));
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  /** Starts the workers now (they take tens of milliseconds to boot), before there is anything to read. */
+  start(): void {
+    for (const shard of this.shards) shard.start();
+  }
+
+  close(): void {
+    for (const shard of this.shards) shard.close();
+  }
+
+  private async searchNow(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
+    if (this.split?.list !== files) this.split = { list: files, parts: this.partition(files) };
+    const { parts } = this.split;
+    // One worker failing (a runaway expression) stops the others; the caller's cancellation stops them all.
+    const stopAll = new AbortController();
+    const onAbort = () => stopAll.abort();
+    signal?.addEventListener('abort', onAbort);
+    if (signal?.aborted) stopAll.abort();
+    try {
+      const settled = await Promise.allSettled(
+        this.shards.map((shard, i) =>
+          shard.search(parts[i].files, query, limit, budgetMs, stopAll.signal).catch((err: unknown) => {
+            stopAll.abort();
+            throw err;
+          }),
+        ),
+      );
+      const failures = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as Error);
+      if (failures.length) throw failures.find((err) => err.message !== cancelled().message) ?? failures[0];
+      const found: Array<[number, LineMatch[]]> = [];
+      let searched = 0;
+      settled.forEach((r, i) => {
+        if (r.status !== 'fulfilled') return;
+        searched += r.value.searched;
+        for (const [k, lines] of r.value.found) found.push([parts[i].index[k], lines]);
+      });
+      if (this.shards.length > 1) found.sort((a, b) => a[0] - b[0]);
+      return { found, searched };
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Splits a sorted list by shard; each part stays sorted and remembers where its files sit in the whole. */
+  private partition(files: readonly string[]): Array<{ files: string[]; index: number[] }> {
+    const parts = this.shards.map(() => ({ files: [] as string[], index: [] as number[] }));
+    const n = parts.length;
+    for (let i = 0; i < files.length; i++) {
+      const part = parts[n === 1 ? 0 : this.ownerOf(files[i])];
+      part.files.push(files[i]);
+      part.index.push(i);
+    }
+    return parts;
+  }
+
+  private ownerOf(rel: string): number {
+    let shard = this.owner.get(rel);
+    if (shard === undefined) {
+      shard = this.nextOwner;
+      this.nextOwner = (shard + 1) % this.shards.length;
+      this.owner.set(rel, shard);
+    }
+    return shard;
+  }
+}
+
+/**
+ * One core stays with the protocol thread: on two cores a second worker slowed the first listing (three threads
+ * crawling and reading at once) more than it sped up searches.
+ */
+function defaultShards(): number {
+  return (os.availableParallelism?.() ?? os.cpus().length) - 1;
+}
+
+function sumStats(all: CacheStats[]): CacheStats {
+  return all.reduce((a, b) => ({ cachedFiles: a.cachedFiles + b.cachedFiles, cachedBytes: a.cachedBytes + b.cachedBytes }), { cachedFiles: 0, cachedBytes: 0 });
 }

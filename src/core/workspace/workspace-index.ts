@@ -20,6 +20,8 @@ export interface IndexOptions extends ListOptions {
   maxBytes: number;
   /** How long a user regular expression may run on one file. */
   regexBudgetMs?: number;
+  /** Text worker threads (default: see TextWorker). */
+  textWorkers?: number;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -27,6 +29,8 @@ export interface IndexOptions extends ListOptions {
 export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
 const SLICE_MS = 8;
+/** Files found by the crawl are handed to the text worker in batches of this many. */
+const PREFETCH_BATCH = 256;
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */
 const APPLY_DELAY_MS = 100;
 
@@ -39,7 +43,6 @@ const APPLY_DELAY_MS = 100;
  */
 export class WorkspaceIndex {
   private files: string[] = [];
-  private readonly listed = new Set<string>();
   /** Reads, keeps and searches the texts; started by the first caching() or search(). */
   private texts: TextWorker | undefined;
   /** The files whose texts may be kept (listed text files), derived again when the list changes. */
@@ -49,6 +52,10 @@ export class WorkspaceIndex {
   private readonly dirty = new Set<string>();
   private readonly filter: PathFilter;
   private crawling: Promise<void> | undefined;
+  /** Set once the first crawl is complete. */
+  private crawled = false;
+  /** Set by caching() and prepareTexts(): the crawl then hands files to the text worker as it finds them. */
+  private wantTexts = false;
   private disposed = false;
   private applyTimer: NodeJS.Timeout | undefined;
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
@@ -69,8 +76,15 @@ export class WorkspaceIndex {
     return this.crawling;
   }
 
+  /** Boots the text worker ahead of the listing, so that it is ready to read when the first files are found. */
+  prepareTexts(): void {
+    this.wantTexts = true;
+    if (!this.disposed) this.textWorker().start();
+  }
+
   /** Starts keeping texts (after the listing); resolves when every text that fits the budget is read. */
   async caching(): Promise<void> {
+    this.wantTexts = true;
     await this.listing();
     if (this.disposed) return;
     const started = Date.now();
@@ -125,14 +139,13 @@ export class WorkspaceIndex {
     this.watchers.clear();
     this.texts?.close();
     this.files = [];
-    this.listed.clear();
   }
 
   private textWorker(): TextWorker {
     if (!this.texts) {
       const o = this.options;
-      this.texts = new TextWorker({ root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes, log: o.log });
-      this.texts.sync(this.cacheableFiles(), []);
+      this.texts = new TextWorker({ root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes, shards: o.textWorkers, log: o.log });
+      if (this.crawled) this.texts.sync(this.cacheableFiles(), []);
     }
     return this.texts;
   }
@@ -145,7 +158,8 @@ export class WorkspaceIndex {
   }
 
   private absolute(rel: string): string {
-    return rel === '' ? this.options.root : path.join(this.options.root, ...rel.split('/'));
+    if (rel === '') return this.options.root;
+    return path.sep === '/' ? `${this.options.root}/${rel}` : path.join(this.options.root, ...rel.split('/'));
   }
 
   private async crawl(): Promise<void> {
@@ -153,14 +167,23 @@ export class WorkspaceIndex {
     const found: string[] = [];
     const queue = [''];
     const breathe = slicer();
+    // With texts wanted, the worker reads files while the crawl goes on (each found after its folder is watched,
+    // so a later change reaches the worker as usual); the sorted list it gets at the end is what counts.
+    let handed = 0;
     while (queue.length && !this.disposed) {
       this.walkFolder(queue.pop() as string, found, queue);
+      // Asked for now or at any point during the crawl (by caching() or prepareTexts()).
+      if (this.wantTexts && found.length - handed >= PREFETCH_BATCH) {
+        this.textWorker().prefetch(found.slice(handed).filter((f) => isAllowedTextFile(f, this.options.fileExtension)));
+        handed = found.length;
+      }
       await breathe();
     }
     found.sort(); // by UTF-16 code units, as comparePaths sorts
     this.files = found;
-    for (const f of found) this.listed.add(f);
     this.version++;
+    this.crawled = true;
+    this.texts?.sync(this.cacheableFiles(), []);
     this.options.log?.('info', `index: ${found.length} files listed and ${this.watchers.size} folders watched in ${Date.now() - started} ms`);
   }
 
@@ -173,11 +196,12 @@ export class WorkspaceIndex {
     } catch {
       return; // gone or unreadable: the crawl skips it too
     }
+    // Only listed folders are read, so a child is hidden exactly when its own name starts with a dot.
     for (const e of entries) {
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
-        if (!this.filter.folderExcluded(child)) folders.push(child);
-      } else if (e.isFile() && this.filter.fileIncluded(child)) files.push(child);
+        if (!this.filter.childFolderExcluded(child, e.name)) folders.push(child);
+      } else if (e.isFile() && this.filter.childFileIncluded(child, e.name)) files.push(child);
     }
   }
 
@@ -269,15 +293,16 @@ export class WorkspaceIndex {
   }
 
   private addFile(file: string): void {
-    if (this.listed.has(file)) return;
-    this.listed.add(file);
-    this.files.splice(lowerBound(this.files, file), 0, file);
+    const at = lowerBound(this.files, file);
+    if (this.files[at] === file) return;
+    this.files.splice(at, 0, file);
     this.version++;
   }
 
   private removeFile(file: string): void {
-    if (!this.listed.delete(file)) return;
-    this.files.splice(lowerBound(this.files, file), 1);
+    const at = lowerBound(this.files, file);
+    if (this.files[at] !== file) return;
+    this.files.splice(at, 1);
     this.version++;
   }
 
@@ -296,7 +321,6 @@ export class WorkspaceIndex {
     let to = from;
     while (to < this.files.length && this.files[to].startsWith(prefix)) to++;
     if (to === from) return;
-    for (const f of this.files.slice(from, to)) this.listed.delete(f);
     this.files.splice(from, to - from);
     this.version++;
   }

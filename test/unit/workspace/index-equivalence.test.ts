@@ -95,11 +95,12 @@ describe('workspace index: same answers as the disk scan', function () {
     scan = new ScanSearch({ root, listFiles: () => listWorkspaceFiles(root, searchList), maxFileSize: MAX_FILE_SIZE, fileExtension: '.md', regexBudgetMs: 2000 });
     const corpusBytes = Number(spawnSync('du', ['-sb', root], { encoding: 'utf8' }).stdout.split('\t')[0]);
     // Everything cached; and a budget that keeps part of the texts on disk (read on every search).
-    for (const [name, maxBytes, maxFiles] of [
-      ['fully cached', 1e9, 1e6],
-      ['partly cached', Math.floor(corpusBytes / 3), 150],
+    // One text worker, and three sharing the files (results merged back into one list).
+    for (const [name, maxBytes, maxFiles, textWorkers] of [
+      ['fully cached, one text worker', 1e9, 1e6, 1],
+      ['partly cached, three text workers', Math.floor(corpusBytes / 3), 150, 3],
     ] as const) {
-      const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes, regexBudgetMs: 2000 });
+      const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes, regexBudgetMs: 2000, textWorkers });
       await index.caching();
       const search = new IndexedSearch(index, { fileExtension: '.md', searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan });
       indexes.push({ name, index, search });
@@ -169,11 +170,15 @@ describe('workspace index: same answers as the disk scan', function () {
 
   it('still stops a catastrophically backtracking regular expression, and searches normally afterwards', async () => {
     fs.writeFileSync(path.join(root, 'evil.md'), `${'a'.repeat(40)}!\n`);
-    const { search } = indexes[0];
-    const bad = await answer(search, { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
-    assert.equal(typeof bad, 'string');
-    assert.match(bad as string, /ran for more than 2000 ms on "evil\.md"/);
-    const q: SearchQuery = { query: 'kyoto', regex: true, caseSensitive: false, wholeWord: false, maxResults: 100_000 };
-    assert.deepEqual(await answer(search, q), await answer(scan, q));
+    for (const { name, index, search } of indexes) {
+      const bad = await answer(search, { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
+      assert.equal(typeof bad, 'string', name);
+      assert.match(bad as string, /ran for more than 2000 ms on "evil\.md"/, name);
+      const q: SearchQuery = { query: 'kyoto', regex: true, caseSensitive: false, wholeWord: false, maxResults: 100_000 };
+      assert.deepEqual(await answer(search, q), await answer(scan, q), name);
+      // The stopped worker was replaced and reads its texts again.
+      await index.caching();
+      assert.ok(index.stats().cachedFiles > 100, `${name}: ${index.stats().cachedFiles} texts kept again`);
+    }
   });
 });

@@ -1,0 +1,130 @@
+// The text worker threads: which texts they keep (prefetch, sync, budget shares), cancellation, and recovery
+// after a worker is stopped.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { NotesError } from '../../../src/core/errors';
+import { compileQuery, searchWith, type SearchQuery } from '../../../src/core/workspace/search';
+import { TextWorker } from '../../../src/core/workspace/text-worker';
+
+function query(text: string, extra: Partial<SearchQuery> = {}): SearchQuery {
+  return { query: text, regex: false, caseSensitive: true, wholeWord: false, maxResults: 10_000, ...extra };
+}
+
+describe('text worker threads', function () {
+  this.timeout(60_000);
+  let root: string;
+  const files: string[] = [];
+  const workers: TextWorker[] = [];
+  const make = (options: Partial<ConstructorParameters<typeof TextWorker>[0]> = {}) => {
+    const w = new TextWorker({ root, maxFileSize: 100_000, maxFiles: 1_000_000, maxBytes: 1e9, ...options });
+    workers.push(w);
+    return w;
+  };
+
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-texts-')));
+    for (let i = 0; i < 60; i++) {
+      const rel = `f${String(i).padStart(3, '0')}/note ${i}.md`;
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), `# Note ${i}\nshared line\n${i % 3 === 0 ? 'fizz\n' : ''}${'x'.repeat(100)}\n`);
+      files.push(rel);
+    }
+    files.sort();
+  });
+
+  after(() => {
+    for (const w of workers) w.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('keeps the texts of the files the last sync names, prefetched ones included, within the budget', async () => {
+    const w = make({ shards: 3 });
+    w.prefetch(files.slice(0, 40));
+    w.sync(files.slice(0, 20), []);
+    // Pure ASCII text counts one byte a character, so the fixture notes cost their size.
+    const bytes = files.slice(0, 20).reduce((sum, f) => sum + fs.statSync(path.join(root, f)).size, 0);
+    assert.deepEqual(await w.cached(), { cachedFiles: 20, cachedBytes: bytes });
+    // maxFiles is shared out exactly: 10 across 3 workers is 4 + 3 + 3.
+    const small = make({ shards: 3, maxFiles: 10 });
+    small.sync(files, []);
+    assert.equal((await small.cached()).cachedFiles, 10);
+  });
+
+  it('answers a sharded search in list order with every match, and cuts at the limit', async () => {
+    const one = make({ shards: 1 });
+    const three = make({ shards: 3 });
+    for (const w of [one, three]) w.sync(files, []);
+    const all = await searchWith(three, files, query('fizz'), 1000);
+    assert.deepEqual(all, await searchWith(one, files, query('fizz'), 1000));
+    assert.equal(all.results.length, 20);
+    assert.deepEqual(
+      all.results.map((r) => r.file),
+      files.filter((f) => Number(/note (\d+)/.exec(f)?.[1]) % 3 === 0),
+    );
+    const cut = await searchWith(three, files, query('fizz', { maxResults: 7 }), 1000);
+    assert.equal(cut.truncated, true);
+    assert.deepEqual(cut.results, all.results.slice(0, 7));
+  });
+
+  it('sees a changed text after a sync that names it, and forgets files no longer listed', async () => {
+    const w = make({ shards: 2 });
+    w.sync(files, []);
+    await w.cached();
+    const target = path.join(root, files[5]);
+    const before = fs.readFileSync(target, 'utf8');
+    try {
+      fs.writeFileSync(target, 'brand new words\n');
+      // Without the sync the kept (old) text answers: the index always syncs changed files before searching.
+      assert.equal((await searchWith(w, files, query('brand new'), 1000)).results.length, 0);
+      w.sync(undefined, [files[5]]);
+      assert.deepEqual((await searchWith(w, files, query('brand new'), 1000)).results.map((r) => r.file), [files[5]]);
+      w.sync(files.slice(10), []);
+      assert.equal((await w.cached()).cachedFiles, files.length - 10);
+    } finally {
+      fs.writeFileSync(target, before);
+    }
+  });
+
+  it('stops a search when its request is cancelled, and serves the next one', async () => {
+    const slow: string[] = [];
+    for (let i = 0; i < 150; i++) {
+      const rel = `slow/s${String(i).padStart(3, '0')}.md`;
+      fs.mkdirSync(path.join(root, 'slow'), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), `${'a'.repeat(19)}!\n`);
+      slow.push(rel);
+    }
+    const w = make({ shards: 2 });
+    w.sync(slow, []);
+    await w.cached();
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 100);
+    await assert.rejects(searchWith(w, slow, query('(a+)+$', { regex: true, signal: controller.signal }), 5000), (err: unknown) => {
+      assert.ok(err instanceof NotesError);
+      assert.match(err.message, /cancelled/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 3000, `cancelled after ${Date.now() - started} ms`);
+    const next = await searchWith(w, slow, query('aaa!'), 1000);
+    assert.equal(next.results.length, 150);
+    // Already cancelled before it starts: refused without running.
+    await assert.rejects(searchWith(w, slow, query('a', { signal: AbortSignal.abort() }), 1000), /cancelled/);
+  });
+
+  it('replaces a worker stopped for a runaway expression: the error names the file, the texts come back', async () => {
+    const evil = 'evil/runaway.md';
+    fs.mkdirSync(path.join(root, 'evil'), { recursive: true });
+    fs.writeFileSync(path.join(root, evil), `${'a'.repeat(40)}!\n`);
+    const list = [...files, evil].sort();
+    const w = make({ shards: 2 });
+    w.sync(list, []);
+    assert.equal((await w.cached()).cachedFiles, list.length);
+    await assert.rejects(searchWith(w, list, query('(a+)+$', { regex: true }), 500), /ran for more than 500 ms on "evil\/runaway\.md"/);
+    assert.equal((await searchWith(w, list, query('shared line'), 500)).results.length, files.length);
+    assert.equal((await w.cached()).cachedFiles, list.length);
+    compileQuery(query('x')); // the module stays usable
+  });
+});
+
