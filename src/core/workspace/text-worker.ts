@@ -40,6 +40,8 @@ export interface CacheStats {
   cachedBytes: number;
 }
 
+/** Unexpected worker failures after which a shard stops keeping texts. */
+const MAX_CRASHES = 3;
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
 
@@ -245,12 +247,16 @@ class TextShard {
   private readonly cachedWaiters: Array<{ generation: number; resolve: (stats: CacheStats) => void }> = [];
   /** The last sync the worker has read every text of. */
   private cachedGeneration = -1;
+  private crashes = 0;
+  /** False once the worker failed MAX_CRASHES times: it then keeps no texts. */
+  private keepTexts = true;
   private closed = false;
 
   constructor(private readonly options: TextWorkerOptions) {}
 
   /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
   sync(files: string[] | undefined, touched: readonly string[]): void {
+    if (!this.keepTexts) return; // nothing kept, so nothing can be stale
     if (files) this.lastFiles = files;
     if ((!files && touched.length === 0) || this.closed) return;
     // A worker started now is given lastFiles, and holds no text that could be stale.
@@ -260,7 +266,7 @@ class TextShard {
 
   /** Starts reading texts of files found so far, ahead of the sync that names them all. */
   prefetch(files: string[]): void {
-    if (files.length) this.post({ type: 'prefetch', files });
+    if (files.length && this.keepTexts) this.post({ type: 'prefetch', files });
   }
 
   start(): void {
@@ -269,7 +275,7 @@ class TextShard {
 
   /** Resolves once the worker has read every text it is to keep, as of the last sync. */
   cached(): Promise<CacheStats> {
-    if (this.closed || this.cachedGeneration === this.generation) return Promise.resolve(this.stats);
+    if (this.closed || !this.keepTexts || this.cachedGeneration === this.generation) return Promise.resolve(this.stats);
     return new Promise((resolve) => this.cachedWaiters.push({ generation: this.generation, resolve }));
   }
 
@@ -368,11 +374,14 @@ class TextShard {
     worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
       if (this.worker !== worker) return;
-      o.log?.('error', `the search worker failed: ${err.message}`);
+      o.log?.('error', `the text worker failed: ${err.message}`);
+      this.crashed();
       this.stop(new NotesError('INTERNAL', `The search failed: ${err.message}`));
     });
     worker.on('exit', (code) => {
       if (this.worker !== worker) return;
+      o.log?.('error', `the text worker exited (code ${code})`);
+      this.crashed();
       this.stop(new NotesError('INTERNAL', `The search worker exited (code ${code}).`));
     });
     this.worker = worker;
@@ -397,6 +406,18 @@ class TextShard {
         if (this.cachedWaiters[i].generation <= message.generation) this.cachedWaiters.splice(i, 1)[0].resolve(this.stats);
       }
     }
+  }
+
+  /**
+   * A worker that keeps failing (out of memory with this budget, say) would be replaced and fail again forever:
+   * after MAX_CRASHES it keeps no texts, and each search reads the disk.
+   */
+  private crashed(): void {
+    if (++this.crashes < MAX_CRASHES || !this.keepTexts) return;
+    this.keepTexts = false;
+    this.lastFiles = undefined;
+    for (const w of this.cachedWaiters.splice(0)) w.resolve({ cachedFiles: 0, cachedBytes: 0 });
+    this.options.log?.('error', `the text worker failed ${this.crashes} times: note texts are no longer kept in memory, and searches read them from disk`);
   }
 
   /** Ends the current worker: running searches fail with `err`; the texts are read again by a new worker. */

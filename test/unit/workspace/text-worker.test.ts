@@ -126,5 +126,26 @@ describe('text worker threads', function () {
     assert.equal((await w.cached()).cachedFiles, list.length);
     compileQuery(query('x')); // the module stays usable
   });
-});
 
+  it('stops keeping texts after a worker failed three times, and still answers every search from disk', async () => {
+    const logged: string[] = [];
+    const w = make({ shards: 1, log: (_level, message) => logged.push(message) });
+    w.sync(files, []);
+    assert.equal((await w.cached()).cachedFiles, files.length);
+    // The worker dying under us (as from running out of memory), three times.
+    const shard = (w as unknown as { shards: Array<{ worker?: { terminate(): Promise<number> } }> }).shards[0];
+    for (let i = 0; i < 3; i++) {
+      const exited = shard.worker?.terminate();
+      assert.ok(exited, `a worker is running before failure ${i + 1}`);
+      await exited;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(logged.filter((m) => /exited/.test(m)).length, 3, logged.join('\n'));
+    assert.ok(logged.some((m) => /failed 3 times: note texts are no longer kept in memory/.test(m)), logged.join('\n'));
+    w.sync(files, []);
+    assert.deepEqual(await w.cached(), { cachedFiles: 0, cachedBytes: 0 });
+    const found = await searchWith(w, files, query('fizz'), 1000);
+    assert.equal(found.results.length, 20);
+    assert.equal(w.cacheStats().cachedFiles, 0);
+  });
+});
