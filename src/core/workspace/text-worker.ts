@@ -47,7 +47,6 @@ const WORKER_HEAP_MB = 48;
 
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
-  | { type: 'prefetch'; files: string[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
@@ -194,15 +193,6 @@ function textWorkerMain(
 
   port.on('message', (message: ToWorker) => {
     if (message.type === 'search') return search(message);
-    if (message.type === 'prefetch') {
-      // Files found so far by a crawl still going on; the sync at its end replaces them with the whole list.
-      for (const rel of message.files) {
-        if (kept.has(rel)) continue;
-        kept.add(rel);
-        order.push(rel);
-      }
-      return schedule();
-    }
     generation = message.generation;
     if (message.files) {
       order = message.files;
@@ -262,11 +252,6 @@ class TextShard {
     // A worker started now is given lastFiles, and holds no text that could be stale.
     if (!this.worker) this.live();
     else this.post({ type: 'sync', generation: ++this.generation, files, touched: [...touched] });
-  }
-
-  /** Starts reading texts of files found so far, ahead of the sync that names them all. */
-  prefetch(files: string[]): void {
-    if (files.length && this.keepTexts) this.post({ type: 'prefetch', files });
   }
 
   start(): void {
@@ -466,11 +451,6 @@ export class TextWorker {
     const fileParts = files && this.partition(files).map((p) => p.files);
     const touchedParts = this.partition(touched).map((p) => p.files);
     this.shards.forEach((shard, i) => shard.sync(fileParts?.[i], touchedParts[i]));
-  }
-
-  /** Starts reading texts of files found so far, ahead of the sync that names them all. */
-  prefetch(files: string[]): void {
-    this.partition(files).forEach((part, i) => this.shards[i].prefetch(part.files));
   }
 
   /** Resolves once every worker has read every text it is to keep, as of the last sync. */

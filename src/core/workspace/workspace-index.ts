@@ -29,8 +29,6 @@ export interface IndexOptions extends ListOptions {
 export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
 const SLICE_MS = 8;
-/** Files found by the crawl are handed to the text worker in batches of this many. */
-const PREFETCH_BATCH = 256;
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */
 const APPLY_DELAY_MS = 100;
 
@@ -54,8 +52,6 @@ export class WorkspaceIndex {
   private crawling: Promise<void> | undefined;
   /** Set once the first crawl is complete. */
   private crawled = false;
-  /** Set by caching() and prepareTexts(): the crawl then hands files to the text worker as it finds them. */
-  private wantTexts = false;
   private disposed = false;
   private applyTimer: NodeJS.Timeout | undefined;
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
@@ -78,13 +74,11 @@ export class WorkspaceIndex {
 
   /** Boots the text worker ahead of the listing, so that it is ready to read when the first files are found. */
   prepareTexts(): void {
-    this.wantTexts = true;
     if (!this.disposed) this.textWorker().start();
   }
 
   /** Starts keeping texts (after the listing); resolves when every text that fits the budget is read. */
   async caching(): Promise<void> {
-    this.wantTexts = true;
     await this.listing();
     if (this.disposed) return;
     const started = Date.now();
@@ -167,16 +161,10 @@ export class WorkspaceIndex {
     const found: string[] = [];
     const queue = [''];
     const breathe = slicer();
-    // With texts wanted, the worker reads files while the crawl goes on (each found after its folder is watched,
-    // so a later change reaches the worker as usual); the sorted list it gets at the end is what counts.
-    let handed = 0;
+    // Texts are read once the list is complete, not while the crawl goes on: on two cores, reading during the
+    // crawl slowed the first listing by a quarter and did not make the first search any faster.
     while (queue.length && !this.disposed) {
       this.walkFolder(queue.pop() as string, found, queue);
-      // Asked for now or at any point during the crawl (by caching() or prepareTexts()).
-      if (this.wantTexts && found.length - handed >= PREFETCH_BATCH) {
-        this.textWorker().prefetch(found.slice(handed).filter((f) => isAllowedTextFile(f, this.options.fileExtension)));
-        handed = found.length;
-      }
       await breathe();
     }
     found.sort(); // by UTF-16 code units, as comparePaths sorts

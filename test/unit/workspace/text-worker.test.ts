@@ -1,4 +1,4 @@
-// The text worker threads: which texts they keep (prefetch, sync, budget shares), cancellation, and recovery
+// The text worker threads: which texts they keep (sync, budget shares), cancellation, and recovery
 // after a worker is stopped.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -39,9 +39,9 @@ describe('text worker threads', function () {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it('keeps the texts of the files the last sync names, prefetched ones included, within the budget', async () => {
+  it('keeps the texts of the files the last sync names, within the budget', async () => {
     const w = make({ shards: 3 });
-    w.prefetch(files.slice(0, 40));
+    w.sync(files.slice(0, 40), []);
     w.sync(files.slice(0, 20), []);
     // Pure ASCII text counts one byte a character, so the fixture notes cost their size.
     const bytes = files.slice(0, 20).reduce((sum, f) => sum + fs.statSync(path.join(root, f)).size, 0);
