@@ -143,6 +143,39 @@ function rgTime(args, dir) {
   return { ms: elapsed, lines };
 }
 
+/**
+ * What any Node server must do before its first answer from a fresh start: list and watch every folder (one
+ * fs.watch each, as the index does) and, with `read`, read every note into a string — one thread, measured inside
+ * a separate process after its start-up. A floor for the cold rows: no Node index can answer sooner.
+ */
+function nodeFloor(dir, read) {
+  const script = `
+    const fs = require('node:fs');
+    const t = performance.now();
+    const queue = [${JSON.stringify(dir)}];
+    const buf = Buffer.allocUnsafe(256 * 1024);
+    const texts = [];
+    while (queue.length) {
+      const d = queue.pop();
+      fs.watch(d, { persistent: false }, () => {});
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = d + '/' + e.name;
+        if (e.isDirectory()) queue.push(p);
+        else if (${read} && e.name.endsWith('.md')) {
+          const fd = fs.openSync(p, 'r');
+          const n = fs.readSync(fd, buf, 0, buf.length, 0);
+          texts.push(buf.toString('utf8', 0, n));
+          fs.closeSync(fd);
+        }
+      }
+    }
+    process.stdout.write(String(performance.now() - t));
+    process.exit(0);`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`floor script failed: ${r.stderr}`);
+  return Number(r.stdout);
+}
+
 async function benchSearch() {
   const corpus = ensureCorpus(SIZES.search);
   const haveRg = spawnSync('rg', ['--version']).status === 0;
@@ -191,6 +224,10 @@ async function benchSearch() {
     row('search', `${q.name}, cold, line client`, median(lineCold), rgMed, 'ripgrep', '');
     row('search', `${q.name}, warm, line client`, median(lineWarm), rgMed, 'ripgrep', '');
   }
+  const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => nodeFloor(corpus.dir, true)));
+  section.nodeFloorMs = floor;
+  const rgAll = median(Object.values(section.queries).map((x) => x.rgMs));
+  row('search', `floor: one Node thread listing, watching and reading the ${corpus.notes} notes`, floor, rgAll, 'ripgrep (median of the queries)', '');
   results.sections.search = section;
 }
 
@@ -226,6 +263,9 @@ async function benchList() {
   row('list', `list_files, first call (${corpus.notes} files)`, median(firsts), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', `list_files, warm (${corpus.notes} files)`, median(warm), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', 'list_files, first call, line client', median(lineFirsts), median(crawl), 'fdir crawl', '');
+  const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => nodeFloor(corpus.dir, false)));
+  results.sections.list.nodeFloorMs = floor;
+  row('list', `floor: one Node thread listing and watching the ${corpus.notes} files`, floor, median(crawl), 'fdir crawl', '');
 }
 
 // 4. tools/call throughput and latency
