@@ -2,7 +2,7 @@
 import { NotesError } from '../errors';
 import { isAllowedTextFile } from './file-types';
 import type { LineMatch } from './match';
-import { TextWorker } from './text-worker';
+import { TextWorker, type CompiledQuery } from './text-worker';
 
 /** How long a user regular expression may run on one file before the search is stopped. */
 export const DEFAULT_REGEX_BUDGET_MS = 1500;
@@ -54,7 +54,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** Builds the pattern; invalid user regular expressions are a clear INVALID_ARGUMENT error. */
-export function compileQuery(q: SearchQuery): { source: string; flags: string; wholeText: boolean } {
+export function compileQuery(q: SearchQuery): CompiledQuery {
   if (q.query.length === 0) throw new NotesError('INVALID_ARGUMENT', 'The search query is empty.');
   let source = q.regex ? q.query : escapeRegExp(q.query);
   if (q.wholeWord) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
@@ -75,7 +75,7 @@ export function compileQuery(q: SearchQuery): { source: string; flags: string; w
 }
 
 /** Turns the worker's matches on `files` into at most `maxResults` results, in file and line order. */
-export function collectResults(files: readonly string[], found: ReadonlyArray<[number, LineMatch[]]>, maxResults: number, searched: number): SearchOutcome {
+function collectResults(files: readonly string[], found: ReadonlyArray<[number, LineMatch[]]>, maxResults: number, searched: number): SearchOutcome {
   const results: SearchResultItem[] = [];
   let truncated = false;
   outer: for (const [k, lines] of found) {

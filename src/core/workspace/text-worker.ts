@@ -51,7 +51,7 @@ type ToWorker =
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
-  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean };
+  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean };
 
 /**
  * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines)
@@ -164,8 +164,12 @@ function textWorkerMain(
 
   function search(job: Extract<ToWorker, { type: 'search' }>): void {
     if (job.list) list = { id: job.listId, files: job.list };
+    if (list.id !== job.listId) {
+      const refused: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: false, missingList: true };
+      return port.postMessage(refused);
+    }
     const progress = new Int32Array(job.shared);
-    const files = list.id === job.listId ? list.files : [];
+    const files = list.files;
     const found: Array<[number, LineMatch[]]> = [];
     let left = job.limit;
     let searched = 0;
@@ -177,6 +181,8 @@ function textWorkerMain(
       }
       Atomics.store(progress, 0, i);
       const text = textOf(files[i]);
+      // A read from disk is not the expression's time: the watchdog restarts its clock here.
+      Atomics.add(progress, 1, 1);
       if (text !== undefined) {
         searched++;
         const lines = match(text, job.query.source, job.query.flags, left, job.query.wholeText);
@@ -261,7 +267,10 @@ class TextShard {
   /** Resolves once the worker has read every text it is to keep, as of the last sync. */
   cached(): Promise<CacheStats> {
     if (this.closed || !this.keepTexts || this.cachedGeneration === this.generation) return Promise.resolve(this.stats);
-    return new Promise((resolve) => this.cachedWaiters.push({ generation: this.generation, resolve }));
+    return new Promise((resolve) => {
+      this.cachedWaiters.push({ generation: this.generation, resolve });
+      this.updateRef();
+    });
   }
 
   cacheStats(): CacheStats {
@@ -290,6 +299,13 @@ class TextShard {
     const shared = new SharedArrayBuffer(12);
     const progress = new Int32Array(shared);
     const id = this.nextId++;
+    // Started first: a new worker holds no list, whatever the last one held.
+    let worker: Worker;
+    try {
+      worker = this.live();
+    } catch (err) {
+      return Promise.reject(new NotesError('INTERNAL', `The search could not start a worker thread: ${(err as Error).message}`));
+    }
     const sendList = this.sentList !== files;
     if (sendList) {
       this.sentList = files;
@@ -302,6 +318,7 @@ class TextShard {
         clearInterval(watchdog);
         signal?.removeEventListener('abort', onAbort);
         this.pending.delete(id);
+        this.updateRef();
       };
       this.pending.set(id, {
         resolve: (value) => {
@@ -336,8 +353,22 @@ class TextShard {
           Math.max(10, Math.floor(budgetMs / 5)),
         );
       }
-      this.post({ type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared });
+      this.updateRef();
+      try {
+        worker.postMessage({ type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared } satisfies ToWorker);
+      } catch (err) {
+        this.pending.get(id)?.reject(new NotesError('INTERNAL', `The search could not reach its worker thread: ${(err as Error).message}`));
+      }
     });
+  }
+
+  /**
+   * The worker keeps the process alive only while something waits on it (a search, or cached()): an idle index
+   * must not hold a server whose client has gone.
+   */
+  private updateRef(): void {
+    if (this.pending.size > 0 || this.cachedWaiters.length > 0) this.worker?.ref();
+    else this.worker?.unref();
   }
 
   private post(message: ToWorker): void {
@@ -354,7 +385,6 @@ class TextShard {
       workerData: { root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes },
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
-    worker.unref();
     // A stopped worker's last messages are ignored: its replacement answers from now on.
     worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
@@ -370,6 +400,8 @@ class TextShard {
       this.stop(new NotesError('INTERNAL', `The search worker exited (code ${code}).`));
     });
     this.worker = worker;
+    // After the listeners: adding a 'message' listener refs the worker again.
+    this.updateRef();
     // A new worker (the first, or one replacing a stopped one) keeps the same files; every search list is new to it.
     this.sentList = undefined;
     if (this.lastFiles) worker.postMessage({ type: 'sync', generation: ++this.generation, files: this.lastFiles, touched: [] } satisfies ToWorker);
@@ -381,6 +413,7 @@ class TextShard {
       const p = this.pending.get(message.id);
       if (!p) return;
       if (message.cancelled) p.reject(cancelled());
+      else if (message.missingList) p.reject(new NotesError('INTERNAL', 'The search reached a worker thread that did not have its list of files.'));
       else p.resolve({ found: message.found, searched: message.searched });
       return;
     }
@@ -390,6 +423,7 @@ class TextShard {
       for (let i = this.cachedWaiters.length - 1; i >= 0; i--) {
         if (this.cachedWaiters[i].generation <= message.generation) this.cachedWaiters.splice(i, 1)[0].resolve(this.stats);
       }
+      this.updateRef();
     }
   }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { createPathFilter, type ListOptions, type PathFilter } from './listing';
-import { searchWith, type SearchOutcome, type SearchQuery } from './search';
+import { DEFAULT_REGEX_BUDGET_MS, searchWith, type SearchOutcome, type SearchQuery } from './search';
 import { TextWorker } from './text-worker';
 
 export interface IndexOptions extends ListOptions {
@@ -80,7 +80,7 @@ export class WorkspaceIndex {
   /** Starts keeping texts (after the listing); resolves when every text that fits the budget is read. */
   async caching(): Promise<void> {
     await this.listing();
-    if (this.disposed) return;
+    if (this.disposed || !this.crawled) return; // a failed crawl leaves the index untrusted: searches read the disk
     const started = Date.now();
     const { cachedFiles, cachedBytes } = await this.textWorker().cached();
     this.options.log?.('info', `index: ${cachedFiles} texts (${Math.round(cachedBytes / 1048576)} MiB) kept by the text worker, ready ${Date.now() - started} ms after the listing`);
@@ -91,7 +91,7 @@ export class WorkspaceIndex {
    * watchers reported has reached the worker.
    */
   search(files: readonly string[], q: SearchQuery): Promise<SearchOutcome> {
-    return searchWith(this.textWorker(), files, q, this.options.regexBudgetMs ?? 1500);
+    return searchWith(this.textWorker(), files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 
   /** Called after the list of files changed because of a watcher event (not on the first build). */

@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +49,58 @@ describe('dist/server.js over stdio', () => {
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /workspace folder not found/);
     assert.equal(r.stdout, '', 'nothing but protocol messages on stdout');
+  });
+
+  it('exits soon after its client goes away, with a workspace index retired by a settings change still pending', async function () {
+    this.timeout(30_000);
+    const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-exit-'));
+    const config = path.join(ws, '..', `${path.basename(ws)}-config.json`);
+    try {
+      fs.mkdirSync(path.join(ws, 'skip'));
+      for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(ws, i % 5 ? `n${i}.md` : `skip/n${i}.md`), `note ${i} kyoto\n`);
+      fs.writeFileSync(config, '{}');
+      const child = spawn(process.execPath, [serverJs, '--workspace', ws, '--config', config], { stdio: ['pipe', 'pipe', 'ignore'] });
+      const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
+      const replies = new Map<number, (result: { structuredContent?: { files?: string[]; count?: number } }) => void>();
+      let pending = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        pending += chunk.toString('utf8');
+        for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+          const message = JSON.parse(pending.slice(0, nl));
+          pending = pending.slice(nl + 1);
+          replies.get(message.id)?.(message.result);
+        }
+      });
+      let nextId = 1;
+      const call = (method: string, params: object) =>
+        new Promise<{ structuredContent?: { files?: string[]; count?: number } }>((resolve) => {
+          const id = nextId++;
+          replies.set(id, resolve);
+          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+        });
+      await call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'exit-test', version: '1' } });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      const found = await call('tools/call', { name: 'search_files', arguments: { query: 'kyoto' } });
+      assert.equal(found.structuredContent?.count, 20);
+      // An index setting changes: the server builds a new index and keeps the old one for a while (120 s).
+      fs.writeFileSync(config, JSON.stringify({ files: { excludePatterns: ['**/skip/**'] } }));
+      const deadline = Date.now() + 10_000;
+      let listed: string[] | undefined;
+      do {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        listed = (await call('tools/call', { name: 'list_files', arguments: {} })).structuredContent?.files;
+      } while (listed?.some((f) => f.startsWith('skip/')) && Date.now() < deadline);
+      assert.equal(listed?.length, 16, 'the new exclude pattern is in force');
+      const closedAt = Date.now();
+      child.stdin.end();
+      const exitedAt = await Promise.race([exited, new Promise<number>((resolve) => setTimeout(() => resolve(-1), 10_000))]);
+      if (exitedAt < 0) child.kill('SIGKILL');
+      assert.ok(exitedAt >= 0, 'the server was still running 10 s after its client closed stdin');
+      assert.ok(exitedAt - closedAt < 5_000, `exited ${exitedAt - closedAt} ms after stdin closed`);
+    } finally {
+      fs.rmSync(ws, { recursive: true, force: true });
+      fs.rmSync(config, { force: true });
+    }
   });
 
   it('rejects an unknown flag with usage on stderr', () => {

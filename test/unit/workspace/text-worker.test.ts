@@ -147,5 +147,15 @@ describe('text worker threads', function () {
     const found = await searchWith(w, files, query('fizz'), 1000);
     assert.equal(found.results.length, 20);
     assert.equal(w.cacheStats().cachedFiles, 0);
+    // A worker stopped now is not replaced until the next search, which must still get its list of files.
+    const evil = 'evil/again.md';
+    fs.mkdirSync(path.join(root, 'evil'), { recursive: true });
+    fs.writeFileSync(path.join(root, evil), `${'a'.repeat(40)}!\n`);
+    const list = [...files, evil].sort();
+    assert.equal((await searchWith(w, list, query('fizz'), 1000)).results.length, 20);
+    await assert.rejects(searchWith(w, list, query('(a+)+$', { regex: true }), 300), /ran for more than 300 ms/);
+    const after = await searchWith(w, list, query('fizz'), 1000);
+    assert.equal(after.results.length, 20);
+    assert.equal(after.filesSearched, list.length);
   });
 });
