@@ -148,6 +148,11 @@ function textWorkerMain(
     scheduled = false;
     const sliceEnd = Date.now() + 10;
     while (cursor < order.length && !full) {
+      // A search (or sync) waiting is taken at once: between two slices the port delivered messages only after
+      // several slices had run.
+      const waiting = threads.receiveMessageOnPort(port);
+      if (waiting) handle(waiting.message as ToWorker);
+      if (cursor >= order.length || full) break;
       const rel = order[cursor++];
       if (!texts.has(rel)) textOf(rel);
       if (Date.now() >= sliceEnd) return schedule();
@@ -197,7 +202,7 @@ function textWorkerMain(
     port.postMessage(reply);
   }
 
-  port.on('message', (message: ToWorker) => {
+  function handle(message: ToWorker): void {
     if (message.type === 'search') return search(message);
     generation = message.generation;
     if (message.files) {
@@ -209,7 +214,9 @@ function textWorkerMain(
     cursor = 0;
     full = false;
     schedule();
-  });
+  }
+
+  port.on('message', handle);
 }
 
 /** What the worker runs. Built on first use: matchLines lives in another module. */
