@@ -6,8 +6,8 @@ import path from 'node:path';
 
 export const CORPUS_VERSION = 2;
 
-/** mulberry32: small, fast, deterministic PRNG. */
-function prng(seed) {
+/** mulberry32: small, fast, deterministic PRNG (also seeds the JSON-RPC fuzz test). */
+export function prng(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -6,18 +6,6 @@ import { RawServer, type RpcMessage } from './raw-server';
 
 const LIMIT = 10 * 1024 * 1024;
 
-/** Small seeded generator so a failing run can be replayed from the seed in its message. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** What a JSON-RPC server must answer to one line: nothing for a blank line, else the error code and id. */
 function expectedReply(line: Buffer): { code: number; id: string | number | null } | undefined {
   let value: unknown;
@@ -42,6 +30,8 @@ describe('JSON-RPC robustness over real stdio', function () {
   afterEach(() => server.stop());
 
   it('answers 10 000 random byte lines with the right errors, then still answers ping', async () => {
+    // Seeded, so that a failing run can be replayed from the seed in its message.
+    const { prng } = await import('../../bench/corpus.mjs');
     const seed = Math.floor(Math.random() * 2 ** 31);
     const random = prng(seed);
     const lines: Buffer[] = [];
