@@ -41,7 +41,7 @@ const APPLY_DELAY_MS = 100;
  */
 export class WorkspaceIndex {
   private files: string[] = [];
-  /** Reads, keeps and searches the texts; started by the first caching() or search(). */
+  /** Reads, keeps and searches the texts; created by prepareTexts(), caching() or the first search(). */
   private texts: TextWorker | undefined;
   /** The files whose texts may be kept (listed text files), derived again when the list changes. */
   private cacheable: { version: number; files: string[] } | undefined;
@@ -72,7 +72,7 @@ export class WorkspaceIndex {
     return this.crawling;
   }
 
-  /** Boots the text worker ahead of the listing, so that it is ready to read when the first files are found. */
+  /** Boots the text worker ahead of the listing (booting takes tens of milliseconds), so that it can read at once. */
   prepareTexts(): void {
     if (!this.disposed) this.textWorker().start();
   }
