@@ -36,6 +36,7 @@ export class NotesContext {
   private readonly listeners = new Set<() => void>();
   private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
   private indexedSearch: IndexedSearch | undefined;
+  private scan: { settings: string; search: ScanSearch } | undefined;
   /** The file access of the current settings; rebuilt only when they change (it compiles the exclude globs). */
   private fileAccess: { settings: string; access: FileAccess } | undefined;
 
@@ -133,23 +134,34 @@ export class NotesContext {
     return this.indexedSearch;
   }
 
-  /** The disk scan: every search reads every file. */
+  /**
+   * The disk scan: every search reads every file. Kept while the settings it was built from hold, so that its
+   * worker threads are started once; one replaced by a settings change is disposed after the longest operation.
+   */
   async scanSearch(): Promise<SearchBackend> {
     const guard = await this.guard();
-    const { search, files, security } = this.config;
-    return new ScanSearch({
-      root: guard.realRoot,
-      // search.excludePatterns on top of the file tree's own exclusions.
-      listFiles: () =>
-        listWorkspaceFiles(guard.realRoot, { excludePatterns: [...files.excludePatterns, ...search.excludePatterns], showHiddenFiles: files.showHiddenFiles }),
-      maxFileSize: security.maxFileSize,
-      fileExtension: files.fileExtension,
-    });
+    const settings = indexSettings(this.config);
+    if (this.scan?.settings !== settings) {
+      const old = this.scan?.search;
+      if (old) setTimeout(() => old.dispose(), INDEX_RETIRE_MS).unref();
+      const { search, files, security } = this.config;
+      const scan = new ScanSearch({
+        root: guard.realRoot,
+        // search.excludePatterns on top of the file tree's own exclusions.
+        listFiles: () =>
+          listWorkspaceFiles(guard.realRoot, { excludePatterns: [...files.excludePatterns, ...search.excludePatterns], showHiddenFiles: files.showHiddenFiles }),
+        maxFileSize: security.maxFileSize,
+        fileExtension: files.fileExtension,
+      });
+      this.scan = { settings, search: scan };
+    }
+    return this.scan.search;
   }
 
-  /** Stops the watchers and the text worker. */
+  /** Stops the watchers and the text workers. */
   dispose(): void {
     void this.indexPromise?.then((index) => index?.dispose());
+    this.scan?.search.dispose();
   }
 
   // --- Live configuration: the server watches its config file and hands every change to applyConfig. ---

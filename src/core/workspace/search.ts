@@ -101,18 +101,24 @@ export async function searchWith(worker: TextWorker, files: readonly string[], q
   return collectResults(files, found, q.maxResults, searched);
 }
 
-/** The disk scan: lists the files, then a worker that keeps no text reads and searches each of them. */
+/**
+ * The disk scan: lists the files, then workers that keep no text read and search each of them. The workers are
+ * started on the first search and kept (idle, they do not keep the process alive) until dispose().
+ */
 export class ScanSearch implements SearchBackend {
+  private worker: TextWorker | undefined;
+
   constructor(private readonly options: ScanSearchOptions) {}
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before any listing
     const files = (await this.options.listFiles()).filter((f) => isAllowedTextFile(f, this.options.fileExtension));
-    const worker = new TextWorker({ root: this.options.root, maxFileSize: this.options.maxFileSize, maxFiles: 0, maxBytes: 0 });
-    try {
-      return await searchWith(worker, files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
-    } finally {
-      worker.close();
-    }
+    this.worker ??= new TextWorker({ root: this.options.root, maxFileSize: this.options.maxFileSize, maxFiles: 0, maxBytes: 0 });
+    return searchWith(this.worker, files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+  }
+
+  dispose(): void {
+    this.worker?.close();
+    this.worker = undefined;
   }
 }

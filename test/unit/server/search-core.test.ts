@@ -21,7 +21,10 @@ describe('workspace search core', () => {
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
     search = new ScanSearch({ root, listFiles: async () => Object.keys(files).sort(), maxFileSize: 1e6, fileExtension: '.md' });
   });
-  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  after(() => {
+    search.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
 
   it('matches whole words in any script, without the carriage return of CRLF lines', async () => {
     const r = await search.search({ ...base, query: 'café', wholeWord: true });

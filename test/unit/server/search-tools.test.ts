@@ -92,6 +92,38 @@ describe('MCP search_files', () => {
   });
 });
 
+describe('MCP search_files without the index (files.watchForChanges: false)', () => {
+  it('reads the disk on every search: the same answers as the index, and edits by other programs at once', async () => {
+    const indexed = await startServer();
+    const scanned = await startServer({ config: { files: { watchForChanges: false } } });
+    try {
+      for (const query of ['search', 'Standup', 'no such words here']) {
+        assert.deepEqual(
+          await callOk<Outcome>(scanned.client, 'search_files', { query }),
+          await callOk<Outcome>(indexed.client, 'search_files', { query }),
+          query,
+        );
+      }
+      const regex = { query: '^#+ .*plan', regex: true };
+      assert.deepEqual(await callOk<Outcome>(scanned.client, 'search_files', regex), await callOk<Outcome>(indexed.client, 'search_files', regex));
+      fs.writeFileSync(path.join(scanned.workspace, 'fresh.md'), 'a zebra crossing\n');
+      assert.deepEqual((await callOk<Outcome>(scanned.client, 'search_files', { query: 'zebra' })).results, [
+        { file: 'fresh.md', line: 1, content: 'a zebra crossing', match: 'zebra' },
+      ]);
+      fs.writeFileSync(path.join(scanned.workspace, 'fresh.md'), 'now a giraffe\n');
+      assert.equal((await callOk<Outcome>(scanned.client, 'search_files', { query: 'zebra' })).count, 0);
+      assert.equal((await callOk<Outcome>(scanned.client, 'search_files', { query: 'giraffe' })).count, 1);
+      // A runaway expression stops the scan's worker; the next scan gets a new one.
+      fs.writeFileSync(path.join(scanned.workspace, 'evil.md'), `${'a'.repeat(40)}!\n`);
+      assert.match(await callError(scanned.client, 'search_files', { query: '^(a+)+$', regex: true }), /ran for more than \d+ ms on "evil.md"/);
+      assert.equal((await callOk<Outcome>(scanned.client, 'search_files', { query: 'giraffe' })).count, 1);
+    } finally {
+      await indexed.close();
+      await scanned.close();
+    }
+  });
+});
+
 describe('MCP search_files with configured defaults', () => {
   it('caps results at search.maxResults with truncated, and applies wholeWord, useRegex and caseSensitive defaults', async () => {
     const h = await startServer({ config: { search: { maxResults: 2, wholeWord: true, useRegex: true, caseSensitive: true } } });

@@ -110,6 +110,7 @@ describe('workspace index: same answers as the disk scan', function () {
 
   after(() => {
     for (const { index } of indexes) index.dispose();
+    scan.dispose();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
