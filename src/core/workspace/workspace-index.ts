@@ -22,6 +22,8 @@ export interface IndexOptions extends ListOptions {
   regexBudgetMs?: number;
   /** Text worker threads (default: see TextWorker). */
   textWorkers?: number;
+  /** Watches one folder (default fs.watch); tests make it fail as the operating system's watch limit does. */
+  watchFolder?: (folder: string, options: { persistent: boolean }, listener: fs.WatchListener<string>) => fs.FSWatcher;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -196,7 +198,8 @@ export class WorkspaceIndex {
   private watch(rel: string): void {
     if (this.watchers.has(rel)) return;
     try {
-      const watcher = fs.watch(this.absolute(rel), { persistent: false }, (_event, name) => {
+      const watchFolder = this.options.watchFolder ?? fs.watch;
+      const watcher = watchFolder(this.absolute(rel), { persistent: false }, (_event, name) => {
         // No name: something in the folder changed, re-check the whole folder.
         this.dirty.add(name ? (rel ? `${rel}/${name}` : String(name)) : rel);
         this.scheduleApply();
