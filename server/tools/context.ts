@@ -127,7 +127,6 @@ export class NotesContext {
     const index = await this.workspaceIndex();
     if (!index) return this.scanSearch();
     this.indexedSearch ??= new IndexedSearch(index, {
-      fileExtension: this.config.files.fileExtension,
       searchExcludePatterns: this.config.search.excludePatterns,
       fallback: () => this.scanSearch(),
     });

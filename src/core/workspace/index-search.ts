@@ -1,11 +1,9 @@
 // search_files served from the workspace index: the same matching as the disk scan, over texts the worker keeps.
-import { isAllowedTextFile } from './file-types';
 import { createPathFilter, pathListed } from './listing';
 import { compileQuery, type SearchBackend, type SearchOutcome, type SearchQuery } from './search';
 import type { WorkspaceIndex } from './workspace-index';
 
 export interface IndexedSearchOptions {
-  fileExtension: string;
   /** search.excludePatterns (the index already leaves out files.excludePatterns and hidden files). */
   searchExcludePatterns: readonly string[];
   /** Used when the index cannot be trusted (a folder could not be watched). */
@@ -14,7 +12,7 @@ export interface IndexedSearchOptions {
 
 export class IndexedSearch implements SearchBackend {
   private readonly searchFilter;
-  private searchable: { version: number; files: string[] } | undefined;
+  private searchable: { version: number; files: readonly string[] } | undefined;
 
   constructor(
     private readonly index: WorkspaceIndex,
@@ -30,12 +28,12 @@ export class IndexedSearch implements SearchBackend {
   }
 
   /** The files a scan would search, derived again only when the list of files changed. */
-  private files(): string[] {
+  private files(): readonly string[] {
     if (this.searchable?.version !== this.index.version) {
       const filter = this.searchFilter;
       this.searchable = {
         version: this.index.version,
-        files: this.index.listFiles().filter((f) => isAllowedTextFile(f, this.options.fileExtension) && (!filter || pathListed(f, filter))),
+        files: filter ? this.index.textFiles().filter((f) => pathListed(f, filter)) : this.index.textFiles(),
       };
     }
     return this.searchable.files;

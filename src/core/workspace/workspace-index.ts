@@ -118,6 +118,11 @@ export class WorkspaceIndex {
     return !this.unreliable && !this.disposed;
   }
 
+  /** The listed files whose text is searched (text file types), sorted. Only after fresh() answered true. */
+  textFiles(): readonly string[] {
+    return this.cacheableFiles();
+  }
+
   /** The listed files, sorted. Only after fresh() answered true. */
   listFiles(): readonly string[] {
     return this.files;

@@ -2,7 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,27 +59,12 @@ describe('dist/server.js over stdio', () => {
       fs.mkdirSync(path.join(ws, 'skip'));
       for (let i = 0; i < 20; i++) fs.writeFileSync(path.join(ws, i % 5 ? `n${i}.md` : `skip/n${i}.md`), `note ${i} kyoto\n`);
       fs.writeFileSync(config, '{}');
-      const child = spawn(process.execPath, [serverJs, '--workspace', ws, '--config', config], { stdio: ['pipe', 'pipe', 'ignore'] });
+      const { LineClient } = await import('../../bench/line-client.mjs');
+      const client = await LineClient.start(process.execPath, [serverJs, '--workspace', ws, '--config', config]);
+      const { child } = client;
       const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
-      const replies = new Map<number, (result: { structuredContent?: { files?: string[]; count?: number } }) => void>();
-      let pending = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        pending += chunk.toString('utf8');
-        for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-          const message = JSON.parse(pending.slice(0, nl));
-          pending = pending.slice(nl + 1);
-          replies.get(message.id)?.(message.result);
-        }
-      });
-      let nextId = 1;
-      const call = (method: string, params: object) =>
-        new Promise<{ structuredContent?: { files?: string[]; count?: number } }>((resolve) => {
-          const id = nextId++;
-          replies.set(id, resolve);
-          child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-        });
-      await call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'exit-test', version: '1' } });
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      type ToolResult = { structuredContent?: { files?: string[]; count?: number } };
+      const call = (method: string, params: object) => client.request(method, params) as Promise<ToolResult>;
       const found = await call('tools/call', { name: 'search_files', arguments: { query: 'kyoto' } });
       assert.equal(found.structuredContent?.count, 20);
       // An index setting changes: the server builds a new index and keeps the old one for a while (120 s).

@@ -102,7 +102,7 @@ describe('workspace index: same answers as the disk scan', function () {
     ] as const) {
       const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes, regexBudgetMs: 2000, textWorkers });
       await index.caching();
-      const search = new IndexedSearch(index, { fileExtension: '.md', searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan });
+      const search = new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan });
       indexes.push({ name, index, search });
     }
     assert.ok(indexes[1].index.stats().cachedFiles < indexes[0].index.stats().cachedFiles, 'the small budget leaves texts on disk');

@@ -51,7 +51,6 @@ describe('workspace index with a folder it cannot watch', function () {
     assert.ok(logged.some((m) => /index not used: cannot watch b: ENOSPC/.test(m)), logged.join('\n'));
     let fallbacks = 0;
     const search = new IndexedSearch(index, {
-      fileExtension: '.md',
       searchExcludePatterns: [],
       fallback: async () => {
         fallbacks++;

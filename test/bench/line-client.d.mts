@@ -1,0 +1,10 @@
+// Types of line-client.mjs for the TypeScript tests that drive a server over stdio.
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+
+export declare class LineClient {
+  static start(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<LineClient>;
+  readonly child: ChildProcessWithoutNullStreams;
+  request(method: string, params: unknown): Promise<unknown>;
+  timedCall(name: string, args: unknown): Promise<{ ms: number; result: unknown }>;
+  close(): void;
+}
