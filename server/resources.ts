@@ -204,7 +204,7 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   /** `force`: a tool of ours created or deleted a file, so the set changed even if the snapshot was late. */
   const checkNoteSet = async (force: boolean) => {
     try {
-      const current = (await ctx.listNotes()).join('\n');
+      const current = (await ctx.listNotes(true)).join('\n');
       if ((force || (snapshot !== undefined && current !== snapshot)) && server.isConnected()) {
         await server.server.sendResourceListChanged();
         if (subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });

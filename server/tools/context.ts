@@ -107,10 +107,13 @@ export class NotesContext {
     void this.workspaceIndex().then((index) => (this.config.search.indexOnStartup ? index?.caching() : index?.listing()));
   }
 
-  /** Every file list_files shows (files.excludePatterns, files.showHiddenFiles). */
-  async listFiles(): Promise<string[]> {
+  /**
+   * Every file list_files shows (files.excludePatterns, files.showHiddenFiles). `background`: not for a request
+   * (the first listing may then wait for a search that is walking the workspace).
+   */
+  async listFiles(background = false): Promise<string[]> {
     const index = await this.workspaceIndex();
-    if (index && (await index.fresh())) return [...index.listFiles()];
+    if (index && (await index.fresh(background))) return [...index.listFiles()];
     return this.scanFiles();
   }
 
@@ -119,8 +122,8 @@ export class NotesContext {
     return listWorkspaceFiles(guard.realRoot, { excludePatterns: this.config.files.excludePatterns, showHiddenFiles: this.config.files.showHiddenFiles });
   }
 
-  async listNotes(): Promise<string[]> {
-    return (await this.listFiles()).filter((f) => isNoteFile(f, this.config.files.fileExtension));
+  async listNotes(background = false): Promise<string[]> {
+    return (await this.listFiles(background)).filter((f) => isNoteFile(f, this.config.files.fileExtension));
   }
 
   async search(): Promise<SearchBackend> {
@@ -147,10 +150,8 @@ export class NotesContext {
       const scan = new ScanSearch({
         root: guard.realRoot,
         // search.excludePatterns on top of the file tree's own exclusions.
-        listFiles: () =>
-          listWorkspaceFiles(guard.realRoot, { excludePatterns: [...files.excludePatterns, ...search.excludePatterns], showHiddenFiles: files.showHiddenFiles }),
+        files: { excludePatterns: files.excludePatterns, searchExcludePatterns: search.excludePatterns, showHiddenFiles: files.showHiddenFiles, fileExtension: files.fileExtension },
         maxFileSize: security.maxFileSize,
-        fileExtension: files.fileExtension,
       });
       this.scan = { settings, search: scan };
     }

@@ -1,6 +1,7 @@
 // search_files served from the workspace index: the same matching as the disk scan, over texts the worker keeps.
 import { createPathFilter, pathListed } from './listing';
 import { compileQuery, type SearchBackend, type SearchOutcome, type SearchQuery } from './search';
+import type { WalkRules } from './text-worker';
 import type { WorkspaceIndex } from './workspace-index';
 
 export interface IndexedSearchOptions {
@@ -13,6 +14,7 @@ export interface IndexedSearchOptions {
 export class IndexedSearch implements SearchBackend {
   private readonly searchFilter;
   private searchable: { version: number; files: readonly string[] } | undefined;
+  private rules: WalkRules | undefined;
 
   constructor(
     private readonly index: WorkspaceIndex,
@@ -23,6 +25,13 @@ export class IndexedSearch implements SearchBackend {
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before anything else
+    if (!this.index.listed()) {
+      // The first search after start: the text worker lists and reads the workspace itself while this thread
+      // lists and watches it for the index, instead of reading only once the index's listing is complete.
+      void this.index.listing();
+      this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
+      return this.index.walkSearch(this.rules, q);
+    }
     if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
     return this.index.search(this.files(), q);
   }

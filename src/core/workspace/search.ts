@@ -1,8 +1,9 @@
 // Full-text search over the workspace: one matching engine (in the text worker) fed from the index or the disk.
 import { NotesError } from '../errors';
-import { isAllowedTextFile } from './file-types';
+import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
+import { compileGlobs } from './listing';
 import type { LineMatch } from './match';
-import { TextWorker, type CompiledQuery } from './text-worker';
+import { TextWorker, type CompiledQuery, type WalkRules } from './text-worker';
 
 /** How long a user regular expression may run on one file before the search is stopped. */
 export const DEFAULT_REGEX_BUDGET_MS = 1500;
@@ -39,12 +40,33 @@ export interface SearchBackend {
   search(query: SearchQuery): Promise<SearchOutcome>;
 }
 
+/** The settings that decide which files a search reads. */
+export interface SearchedFiles {
+  /** files.excludePatterns */
+  excludePatterns: readonly string[];
+  /** search.excludePatterns, on top of files.excludePatterns */
+  searchExcludePatterns: readonly string[];
+  showHiddenFiles: boolean;
+  fileExtension: string;
+}
+
+/** The rules a worker's walk applies: the files a listing shows, less search.excludePatterns, of text file types. */
+export function walkRules(s: SearchedFiles): WalkRules {
+  return {
+    exclude: compileGlobs([...new Set([...s.excludePatterns, ...s.searchExcludePatterns])]),
+    showHiddenFiles: s.showHiddenFiles,
+    extensions: [...new Set([...TEXT_FILE_EXTENSIONS, s.fileExtension.toLowerCase()])],
+  };
+}
+
 export interface ScanSearchOptions {
   root: string;
-  /** Workspace-relative POSIX paths to search (already filtered by exclude patterns). */
-  listFiles: () => Promise<string[]>;
+  /**
+   * Which files to search: the settings (the worker lists the workspace itself), or a function giving the
+   * workspace-relative POSIX paths (already filtered by exclude patterns; text file types are picked from them).
+   */
+  files: SearchedFiles | { listFiles: () => Promise<string[]>; fileExtension: string };
   maxFileSize: number;
-  fileExtension: string;
   /** Longest time a user regular expression may run on one file before the search is stopped. */
   regexBudgetMs?: number;
 }
@@ -101,20 +123,33 @@ export async function searchWith(worker: TextWorker, files: readonly string[], q
   return collectResults(files, found, q.maxResults, searched);
 }
 
+/** Lists the workspace by `rules` and searches it, in the worker, without any listing kept elsewhere. */
+export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
+  const compiled = compileQuery(q);
+  const { files, found, searched } = await worker.walkSearch(rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(files, found, q.maxResults, searched);
+}
+
 /**
- * The disk scan: lists the files, then workers that keep no text read and search each of them. The workers are
- * started on the first search and kept (idle, they do not keep the process alive) until dispose().
+ * The disk scan: a worker that keeps no text lists the workspace, then reads and searches each file. The workers
+ * are started on the first search and kept (idle, they do not keep the process alive) until dispose().
  */
 export class ScanSearch implements SearchBackend {
   private worker: TextWorker | undefined;
+  private readonly rules: WalkRules | undefined;
 
-  constructor(private readonly options: ScanSearchOptions) {}
+  constructor(private readonly options: ScanSearchOptions) {
+    if (!('listFiles' in options.files)) this.rules = walkRules(options.files);
+  }
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before any listing
-    const files = (await this.options.listFiles()).filter((f) => isAllowedTextFile(f, this.options.fileExtension));
     this.worker ??= new TextWorker({ root: this.options.root, maxFileSize: this.options.maxFileSize, maxFiles: 0, maxBytes: 0 });
-    return searchWith(this.worker, files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+    const budget = this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    if (this.rules) return walkWith(this.worker, this.rules, q, budget);
+    const { listFiles, fileExtension } = this.options.files as { listFiles: () => Promise<string[]>; fileExtension: string };
+    const files = (await listFiles()).filter((f) => isAllowedTextFile(f, fileExtension));
+    return searchWith(this.worker, files, q, budget);
   }
 
   dispose(): void {

@@ -6,6 +6,7 @@ import type threadsModule from 'node:worker_threads';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
+import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 
 export interface TextWorkerOptions {
@@ -35,6 +36,20 @@ export interface WorkerSearch {
   searched: number;
 }
 
+/** Which files a walk of the workspace searches: the listing's rules and the searchable file types. */
+export interface WalkRules {
+  /** files.excludePatterns and search.excludePatterns together. */
+  exclude: CompiledGlob[];
+  showHiddenFiles: boolean;
+  /** Lower-case extensions, with their dot, of the files searched. */
+  extensions: string[];
+}
+
+export interface WalkSearch extends WorkerSearch {
+  /** The files searched, sorted (for a walk, those it found): `found` indexes into it. */
+  files: readonly string[];
+}
+
 export interface CacheStats {
   cachedFiles: number;
   cachedBytes: number;
@@ -47,23 +62,27 @@ const WORKER_HEAP_MB = 48;
 
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
-  | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
+  | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
+  | { type: 'walk'; id: number; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
-  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean };
+  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean }
+  | { type: 'walked'; id: number; files: string[] };
 
 /**
- * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines)
- * and the modules passed in, so it must not refer to anything outside itself.
+ * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines),
+ * `globs` (globMatcher) and the modules passed in, so it must not refer to anything outside itself.
  *
  * It keeps the texts of the files the last `sync` named (in that order, while the budget lasts), reading them in
  * slices so that a search is served between two slices. A search takes each text from memory or, when it is not
  * kept, from the disk; it reports which file it is on through shared memory (slot 0: index, slot 1: files done) and
- * stops when slot 2 is set (cancelled).
+ * stops when slot 2 is set (cancelled). A walk lists the workspace itself (no text kept, nothing waits for the
+ * index's listing), sends the list, then searches it in the same way.
  */
 function textWorkerMain(
   match: typeof matchLines,
+  globs: typeof globMatcher,
   fs: typeof fsModule,
   path: typeof pathModule,
   threads: typeof threadsModule,
@@ -173,8 +192,56 @@ function textWorkerMain(
       const refused: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: false, missingList: true };
       return port.postMessage(refused);
     }
+    searchFiles(job, list.files);
+  }
+
+  /**
+   * The files a search would find in the workspace, sorted as listings sort (UTF-16 code units): the listing's
+   * rules (hidden names, exclude globs, pruned folders, no symbolic links) and the searchable file types. Each
+   * folder read counts as progress for the watchdog; a cancelled walk stops early (returns undefined).
+   */
+  function walk(rules: WalkRules, progress: Int32Array): string[] | undefined {
+    const excluded = globs(rules.exclude);
+    const files: string[] = [];
+    const folders = [''];
+    while (folders.length) {
+      if (Atomics.load(progress, 2) !== 0) return undefined;
+      Atomics.add(progress, 1, 1);
+      const rel = folders.pop() as string;
+      let entries: fsModule.Dirent[];
+      try {
+        entries = fs.readdirSync(absolute(rel), { withFileTypes: true });
+      } catch {
+        continue; // gone or unreadable: the listing skips it too
+      }
+      for (const e of entries) {
+        if (!rules.showHiddenFiles && e.name.startsWith('.')) continue;
+        const child = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) {
+          if (!excluded(child) && !excluded(`${child}/`)) folders.push(child);
+        } else if (e.isFile() && !excluded(child)) {
+          const ext = path.extname(e.name).toLowerCase();
+          if (ext !== '' && rules.extensions.includes(ext)) files.push(child);
+        }
+      }
+    }
+    return files.sort();
+  }
+
+  function walkAndSearch(job: Extract<ToWorker, { type: 'walk' }>): void {
     const progress = new Int32Array(job.shared);
-    const files = list.files;
+    const files = walk(job.rules, progress);
+    if (!files) {
+      const stopped: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: true };
+      return port.postMessage(stopped);
+    }
+    const walked: FromWorker = { type: 'walked', id: job.id, files };
+    port.postMessage(walked);
+    searchFiles(job, files);
+  }
+
+  function searchFiles(job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }, files: readonly string[]): void {
+    const progress = new Int32Array(job.shared);
     const found: Array<[number, LineMatch[]]> = [];
     let left = job.limit;
     let searched = 0;
@@ -204,6 +271,7 @@ function textWorkerMain(
 
   function handle(message: ToWorker): void {
     if (message.type === 'search') return search(message);
+    if (message.type === 'walk') return walkAndSearch(message);
     generation = message.generation;
     if (message.files) {
       order = message.files;
@@ -223,13 +291,18 @@ function textWorkerMain(
 function workerSource(): string {
   // Some TypeScript runners wrap inner functions in __name(...) to keep their names.
   return `const __name = (fn) => fn;
-(${textWorkerMain.toString()})((${matchLines.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'));`;
+(${textWorkerMain.toString()})((${matchLines.toString()}), (${globMatcher.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'));`;
 }
 
 interface PendingSearch {
-  resolve: (value: WorkerSearch) => void;
+  resolve: (value: WalkSearch) => void;
   reject: (err: Error) => void;
+  /** The searched files: given, or sent by a walk before it searches them. */
+  files?: readonly string[];
 }
+
+/** What a shard searches: a given list of files, or the files its walk of the workspace finds. */
+type SearchTarget = { files: readonly string[] } | { rules: WalkRules };
 
 /**
  * The main thread's side of one worker. `sync` names the files whose texts to keep; `search` runs one search at a
@@ -289,9 +362,12 @@ class TextShard {
    * that stops the search with an error (user regular expressions); `signal` cancels it.
    */
   search(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
-    const job = this.queue.then(() => this.searchNow(files, query, limit, budgetMs, signal));
-    this.queue = job.catch(() => undefined);
-    return job;
+    return this.enqueue({ files }, query, limit, budgetMs, signal);
+  }
+
+  /** Lists the workspace in the worker by `rules`, then searches those files (see search()). */
+  walkSearch(rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+    return this.enqueue({ rules }, query, limit, budgetMs, signal);
   }
 
   close(): void {
@@ -300,7 +376,13 @@ class TextShard {
     for (const w of this.cachedWaiters.splice(0)) w.resolve(this.stats);
   }
 
-  private searchNow(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
+  private enqueue(target: SearchTarget, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+    const job = this.queue.then(() => this.searchNow(target, query, limit, budgetMs, signal));
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  private searchNow(target: SearchTarget, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     if (this.closed) return Promise.reject(new NotesError('INTERNAL', 'The search was stopped: the workspace index was closed.'));
     if (signal?.aborted) return Promise.reject(cancelled());
     const shared = new SharedArrayBuffer(12);
@@ -313,12 +395,13 @@ class TextShard {
     } catch (err) {
       return Promise.reject(new NotesError('INTERNAL', `The search could not start a worker thread: ${(err as Error).message}`));
     }
-    const sendList = this.sentList !== files;
-    if (sendList) {
+    const files = 'files' in target ? target.files : undefined;
+    const sendList = files !== undefined && this.sentList !== files;
+    if (files && sendList) {
       this.sentList = files;
       this.listId++;
     }
-    return new Promise<WorkerSearch>((resolve, reject) => {
+    return new Promise<WalkSearch>((resolve, reject) => {
       let watchdog: NodeJS.Timeout | undefined;
       const onAbort = () => Atomics.store(progress, 2, 1);
       const finish = () => {
@@ -327,7 +410,8 @@ class TextShard {
         this.pending.delete(id);
         this.updateRef();
       };
-      this.pending.set(id, {
+      const entry: PendingSearch = {
+        files,
         resolve: (value) => {
           finish();
           resolve(value);
@@ -336,7 +420,8 @@ class TextShard {
           finish();
           reject(err);
         },
-      });
+      };
+      this.pending.set(id, entry);
       signal?.addEventListener('abort', onAbort);
       if (budgetMs !== undefined) {
         let seen = -1;
@@ -348,11 +433,11 @@ class TextShard {
               seen = done;
               since = Date.now();
             } else if (Date.now() - since > budgetMs) {
-              const file = files[Atomics.load(progress, 0)];
+              const file = entry.files?.[Atomics.load(progress, 0)];
               this.stop(
                 new NotesError(
                   'INVALID_ARGUMENT',
-                  `The regular expression ran for more than ${budgetMs} ms on "${file}" and was stopped; it probably backtracks catastrophically (for example nested quantifiers like (a+)+). Simplify it.`,
+                  `The regular expression ran for more than ${budgetMs} ms ${file === undefined ? 'on a file' : `on "${file}"`} and was stopped; it probably backtracks catastrophically (for example nested quantifiers like (a+)+). Simplify it.`,
                 ),
               );
             }
@@ -362,7 +447,10 @@ class TextShard {
       }
       this.updateRef();
       try {
-        worker.postMessage({ type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared } satisfies ToWorker);
+        const message: ToWorker = files
+          ? { type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared }
+          : { type: 'walk', id, rules: (target as { rules: WalkRules }).rules, query, limit, shared };
+        worker.postMessage(message);
       } catch (err) {
         this.pending.get(id)?.reject(new NotesError('INTERNAL', `The search could not reach its worker thread: ${(err as Error).message}`));
       }
@@ -416,12 +504,17 @@ class TextShard {
   }
 
   private onMessage(message: FromWorker): void {
+    if (message.type === 'walked') {
+      const p = this.pending.get(message.id);
+      if (p) p.files = message.files;
+      return;
+    }
     if (message.type === 'found') {
       const p = this.pending.get(message.id);
       if (!p) return;
       if (message.cancelled) p.reject(cancelled());
-      else if (message.missingList) p.reject(new NotesError('INTERNAL', 'The search reached a worker thread that did not have its list of files.'));
-      else p.resolve({ found: message.found, searched: message.searched });
+      else if (message.missingList || !p.files) p.reject(new NotesError('INTERNAL', 'The search reached a worker thread that did not have its list of files.'));
+      else p.resolve({ found: message.found, searched: message.searched, files: p.files });
       return;
     }
     this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };
@@ -509,6 +602,16 @@ export class TextWorker {
    */
   search(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
     const job = this.queue.then(() => this.searchNow(files, query, limit, budgetMs, signal));
+    this.queue = job.catch(() => undefined);
+    return job;
+  }
+
+  /**
+   * Lists the workspace by `rules` and searches those files, all in the first worker, without waiting for any
+   * listing: how a search is answered before the index has its list. Keeps no text it would not keep anyway.
+   */
+  walkSearch(rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+    const job = this.queue.then(() => this.shards[0].walkSearch(rules, query, limit, budgetMs, signal));
     this.queue = job.catch(() => undefined);
     return job;
   }

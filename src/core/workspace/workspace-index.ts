@@ -5,8 +5,8 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { createPathFilter, type ListOptions, type PathFilter } from './listing';
-import { DEFAULT_REGEX_BUDGET_MS, searchWith, type SearchOutcome, type SearchQuery } from './search';
-import { TextWorker } from './text-worker';
+import { DEFAULT_REGEX_BUDGET_MS, searchWith, walkRules, walkWith, type SearchOutcome, type SearchQuery } from './search';
+import { TextWorker, type WalkRules } from './text-worker';
 
 export interface IndexOptions extends ListOptions {
   /** Real path of the workspace root. */
@@ -59,6 +59,11 @@ export class WorkspaceIndex {
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
   private unreliable: string | undefined;
   private readonly setListeners = new Set<() => void>();
+  /** Walk searches running: the crawl waits for them (both at once on two cores made each slower). */
+  private walks = 0;
+  /** Set once a caller needs the listing itself: the crawl then never waits. */
+  private listingWanted = false;
+  private resumeCrawl: (() => void) | undefined;
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
@@ -96,6 +101,33 @@ export class WorkspaceIndex {
     return searchWith(this.textWorker(), files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 
+  /** True once the first listing is complete (searches then use it). */
+  listed(): boolean {
+    return this.crawled && !this.disposed;
+  }
+
+  /** The rules by which a worker lists the files a search reads: this index's, less `searchExcludePatterns`. */
+  walkRules(searchExcludePatterns: readonly string[]): WalkRules {
+    const o = this.options;
+    return walkRules({ excludePatterns: o.excludePatterns, searchExcludePatterns, showHiddenFiles: o.showHiddenFiles, fileExtension: o.fileExtension });
+  }
+
+  /**
+   * Searches without the listing: the text worker lists the workspace by `rules` itself, then reads and searches
+   * those files. Answers a search that arrives while the index is still listing (on another core) sooner than
+   * waiting for the listing would.
+   */
+  async walkSearch(rules: WalkRules, q: SearchQuery): Promise<SearchOutcome> {
+    this.options.log?.('debug', 'search: the index is still listing, so its text worker lists the workspace itself');
+    this.walks++;
+    try {
+      return await walkWith(this.textWorker(), rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+    } finally {
+      // Resumed a turn later: the answer is built and written first (its promise chain runs before the next turn).
+      if (--this.walks === 0) setImmediate(() => this.walks === 0 && this.resumeCrawl?.());
+    }
+  }
+
   /** Called after the list of files changed because of a watcher event (not on the first build). */
   onFilesChanged(listener: () => void): void {
     this.setListeners.add(listener);
@@ -104,9 +136,14 @@ export class WorkspaceIndex {
   /**
    * Waits for the listing, then applies every change reported so far (texts included: changed ones are dropped
    * from the worker). False when the index cannot be trusted (a folder could not be watched): the caller reads the
-   * disk then.
+   * disk then. `background`: the caller is not answering a request, so a crawl waiting for a walk search keeps
+   * waiting.
    */
-  async fresh(): Promise<boolean> {
+  async fresh(background = false): Promise<boolean> {
+    if (!background) {
+      this.listingWanted = true;
+      this.resumeCrawl?.();
+    }
     await this.listing();
     // Every watcher event the kernel queued before now must reach `dirty` first. An I/O round trip completes in an
     // event-loop poll that also sees those (already pending) events, and the turn after that poll has run all of
@@ -135,6 +172,7 @@ export class WorkspaceIndex {
 
   dispose(): void {
     this.disposed = true;
+    this.resumeCrawl?.();
     clearTimeout(this.applyTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
@@ -173,6 +211,7 @@ export class WorkspaceIndex {
     while (queue.length && !this.disposed) {
       this.walkFolder(queue.pop() as string, found, queue);
       await breathe();
+      while (this.walks > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
     }
     found.sort(); // by UTF-16 code units, as comparePaths sorts
     this.files = found;

@@ -19,7 +19,7 @@ describe('workspace search core', () => {
   before(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-search-'));
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
-    search = new ScanSearch({ root, listFiles: async () => Object.keys(files).sort(), maxFileSize: 1e6, fileExtension: '.md' });
+    search = new ScanSearch({ root, files: { listFiles: async () => Object.keys(files).sort(), fileExtension: '.md' }, maxFileSize: 1e6 });
   });
   after(() => {
     search.dispose();

@@ -66,6 +66,8 @@ describe('workspace index: same answers as the disk scan', function () {
   this.timeout(120_000);
   let root: string;
   let scan: ScanSearch;
+  /** The disk scan as the server runs it: its worker lists the workspace itself. */
+  let walkScan: ScanSearch;
   const indexes: Array<{ name: string; index: WorkspaceIndex; search: IndexedSearch }> = [];
 
   before(async () => {
@@ -92,7 +94,14 @@ describe('workspace index: same answers as the disk scan', function () {
       fs.writeFileSync(path.join(root, rel), text);
     }
     const searchList = { excludePatterns: [...FILE_EXCLUDES, ...SEARCH_EXCLUDES], showHiddenFiles: false };
-    scan = new ScanSearch({ root, listFiles: () => listWorkspaceFiles(root, searchList), maxFileSize: MAX_FILE_SIZE, fileExtension: '.md', regexBudgetMs: 2000 });
+    // The reference: fdir lists, the worker reads and matches.
+    scan = new ScanSearch({ root, files: { listFiles: () => listWorkspaceFiles(root, searchList), fileExtension: '.md' }, maxFileSize: MAX_FILE_SIZE, regexBudgetMs: 2000 });
+    walkScan = new ScanSearch({
+      root,
+      files: { excludePatterns: FILE_EXCLUDES, searchExcludePatterns: SEARCH_EXCLUDES, showHiddenFiles: false, fileExtension: '.md' },
+      maxFileSize: MAX_FILE_SIZE,
+      regexBudgetMs: 2000,
+    });
     const corpusBytes = Number(spawnSync('du', ['-sb', root], { encoding: 'utf8' }).stdout.split('\t')[0]);
     // Everything cached; and a budget that keeps part of the texts on disk (read on every search).
     // One text worker, and three sharing the files (results merged back into one list).
@@ -111,6 +120,7 @@ describe('workspace index: same answers as the disk scan', function () {
   after(() => {
     for (const { index } of indexes) index.dispose();
     scan.dispose();
+    walkScan.dispose();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -124,12 +134,25 @@ describe('workspace index: same answers as the disk scan', function () {
       for (const q of qs) answers.push(await answer(search, q));
       got.push({ files: [...index.listFiles()], answers });
     }
+    // What answers a search that arrives before the listing is complete: the index's own worker walks the workspace.
+    const walks = [];
+    for (const { index } of indexes) {
+      const rules = index.walkRules(SEARCH_EXCLUDES);
+      const walkBackend = { search: (q: SearchQuery) => index.walkSearch(rules, q) };
+      const answers = [];
+      for (const q of qs) answers.push(await answer(walkBackend, q));
+      walks.push(answers);
+    }
     const listed = await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false });
     let matched = 0;
     for (let i = 0; i < qs.length; i++) {
       const expected = await answer(scan, qs[i]);
       if (typeof expected !== 'string') matched += expected.results.length;
-      for (let k = 0; k < indexes.length; k++) assert.deepEqual(got[k].answers[i], expected, `${label}, ${indexes[k].name}: ${JSON.stringify(qs[i])}`);
+      for (let k = 0; k < indexes.length; k++) {
+        assert.deepEqual(got[k].answers[i], expected, `${label}, ${indexes[k].name}: ${JSON.stringify(qs[i])}`);
+        assert.deepEqual(walks[k][i], expected, `${label}, ${indexes[k].name}, walking its worker: ${JSON.stringify(qs[i])}`);
+      }
+      assert.deepEqual(await answer(walkScan, qs[i]), expected, `${label}, disk scan walking in its worker: ${JSON.stringify(qs[i])}`);
     }
     for (let k = 0; k < indexes.length; k++) assert.deepEqual(got[k].files, listed, `${label}, ${indexes[k].name}: list_files`);
     assert.ok(matched > 1000, 'the queries find plenty');
@@ -171,6 +194,8 @@ describe('workspace index: same answers as the disk scan', function () {
 
   it('still stops a catastrophically backtracking regular expression, and searches normally afterwards', async () => {
     fs.writeFileSync(path.join(root, 'evil.md'), `${'a'.repeat(40)}!\n`);
+    const runaway: SearchQuery = { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 };
+    assert.match(String(await answer(walkScan, runaway)), /ran for more than 2000 ms on "evil\.md"/, 'disk scan walking in its worker');
     for (const { name, index, search } of indexes) {
       const bad = await answer(search, { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
       assert.equal(typeof bad, 'string', name);

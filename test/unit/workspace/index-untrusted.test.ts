@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IndexedSearch } from '../../../src/core/workspace/index-search';
-import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
 
@@ -37,7 +36,7 @@ describe('workspace index with a folder it cannot watch', function () {
         return fs.watch(folder, watchOptions, listener);
       },
     });
-    scan = new ScanSearch({ root, listFiles: () => listWorkspaceFiles(root, options), maxFileSize: 1e6, fileExtension: '.md' });
+    scan = new ScanSearch({ root, files: { ...options, searchExcludePatterns: [], fileExtension: '.md' }, maxFileSize: 1e6 });
   });
 
   after(() => {

@@ -1,0 +1,127 @@
+// A search that arrives while the index is still listing (the first one after start) is answered by the text
+// worker listing and reading the workspace itself: the same answer as the disk scan, changes by other programs
+// included, and a listing asked for meanwhile is not held up by it.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { IndexedSearch } from '../../../src/core/workspace/index-search';
+import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
+import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
+
+const FILE_EXCLUDES = ['**/node_modules/**'];
+const SEARCH_EXCLUDES = ['archive/**'];
+const WALK_MESSAGE = /the index is still listing/;
+
+describe('workspace index: the first search, before the listing is complete', function () {
+  this.timeout(60_000);
+  let root: string;
+  let scan: ScanSearch;
+  const opened: WorkspaceIndex[] = [];
+
+  function open(budgetMs = 20_000): { index: WorkspaceIndex; search: IndexedSearch; logged: string[] } {
+    const logged: string[] = [];
+    const index = new WorkspaceIndex({
+      root,
+      excludePatterns: FILE_EXCLUDES,
+      showHiddenFiles: false,
+      fileExtension: '.md',
+      maxFileSize: 100_000,
+      maxFiles: 10_000,
+      maxBytes: 1e8,
+      regexBudgetMs: budgetMs,
+      log: (_level, message) => logged.push(message),
+    });
+    opened.push(index);
+    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan }), logged };
+  }
+
+  const q = (query: string, extra: Partial<SearchQuery> = {}): SearchQuery => ({ query, regex: false, caseSensitive: false, wholeWord: false, maxResults: 100_000, ...extra });
+
+  before(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-cold-')));
+    const { writeCorpus } = await import('../../bench/corpus.mjs');
+    writeCorpus(root, 150);
+    const extra: Record<string, string> = {
+      '.hidden/secret.md': 'kyoto hidden\n',
+      'node_modules/pkg/readme.md': 'kyoto in node_modules\n',
+      'archive/old.md': 'kyoto archived\n',
+      'data.bin': 'kyoto binary\n',
+      'plain.txt': 'kyoto text\n',
+      'outside/target.md': 'kyoto behind a link\n',
+    };
+    for (const [rel, text] of Object.entries(extra)) {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+    }
+    // Symbolic links are skipped by every listing, so by the walk too.
+    fs.symlinkSync(path.join(root, 'outside', 'target.md'), path.join(root, 'link.md'));
+    fs.symlinkSync(path.join(root, 'outside'), path.join(root, 'linked-folder'));
+    scan = new ScanSearch({
+      root,
+      files: { listFiles: () => listWorkspaceFiles(root, { excludePatterns: [...FILE_EXCLUDES, ...SEARCH_EXCLUDES], showHiddenFiles: false }), fileExtension: '.md' },
+      maxFileSize: 100_000,
+    });
+  });
+
+  after(() => {
+    for (const index of opened) index.dispose();
+    scan.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is answered by the worker walking the workspace, as the disk scan answers, a note just written by another program included', async () => {
+    const r = spawnSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(path.join(root, 'just-written.md'))}, 'kyoto fresh from elsewhere\\n')`]);
+    assert.equal(r.status, 0);
+    for (const query of [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true }), q('kyoto', { maxResults: 3 })]) {
+      const { index, search, logged } = open();
+      const cold = await search.search(query);
+      assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, `the first search walked: ${logged.join(' | ')}`);
+      const expected = await scan.search(query);
+      assert.deepEqual(cold, expected, JSON.stringify(query));
+      if (query.query === 'kyoto' && query.maxResults > 3) {
+        const files = cold.results.map((x) => x.file);
+        assert.ok(files.includes('just-written.md') && files.includes('plain.txt'), files.join(', '));
+        for (const never of ['.hidden/secret.md', 'node_modules/pkg/readme.md', 'archive/old.md', 'data.bin', 'link.md', 'linked-folder/target.md']) assert.ok(!files.includes(never), never);
+      }
+      // Once listed, searches use the index (no walk) and answer the same.
+      assert.ok(await index.fresh());
+      assert.deepEqual(await search.search(query), expected);
+      assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1);
+    }
+  });
+
+  it('does not hold up a listing a request asks for, while a background one waits for the walk', async () => {
+    fs.writeFileSync(path.join(root, 'evil.md'), `${'a'.repeat(40)}!\n`);
+    try {
+      const runaway = q('(a+)+$', { regex: true, caseSensitive: true });
+      // A request's listing: ready while the walk is still stuck in the runaway expression.
+      {
+        const { index, search } = open(1500);
+        let settled = false;
+        const walking = search.search(runaway).finally(() => (settled = true));
+        walking.catch(() => undefined);
+        assert.ok(await index.fresh());
+        assert.equal(settled, false, 'the listing was ready before the walk ended');
+        assert.deepEqual([...index.listFiles()], await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false }));
+        await assert.rejects(walking, /ran for more than 1500 ms on "evil\.md"/);
+      }
+      // A background listing (the note-set snapshot at start) waits until the walk is over.
+      {
+        const { index, search } = open(1500);
+        let settled = false;
+        const walking = search.search(runaway).finally(() => (settled = true));
+        walking.catch(() => undefined);
+        assert.ok(await index.fresh(true));
+        assert.equal(settled, true, 'the crawl waited for the walk');
+        await assert.rejects(walking, /ran for more than 1500 ms on "evil\.md"/);
+        // The stopped worker was replaced: the index searches normally.
+        assert.deepEqual(await search.search(q('kyoto')), await scan.search(q('kyoto')));
+      }
+    } finally {
+      fs.rmSync(path.join(root, 'evil.md'));
+    }
+  });
+});
