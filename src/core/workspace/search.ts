@@ -85,10 +85,13 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
   // test for letters), so such patterns go line by line.
   const wholeText = !q.regex || !/\(\?<?!/.test(q.query);
   // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still work.
+  // A case-sensitive literal is found in the bytes of every text that contains it, unless it holds U+FFFD or a
+  // lone surrogate: invalid bytes decode to U+FFFD, which no UTF-8 needle finds.
+  const literal = !q.regex && q.caseSensitive && !/[\uFFFD\p{Surrogate}]/u.test(q.query) ? q.query : undefined;
   for (const flags of [`${base}u`, base]) {
     try {
       new RegExp(source, flags);
-      return { source, flags, wholeText };
+      return { source, flags, wholeText, literal };
     } catch (err) {
       if (flags === base) throw new NotesError('INVALID_ARGUMENT', `Invalid regular expression "${q.query}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`);
     }

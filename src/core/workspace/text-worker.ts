@@ -27,6 +27,11 @@ export interface CompiledQuery {
   source: string;
   flags: string;
   wholeText: boolean;
+  /**
+   * Text every match contains, byte for byte in UTF-8 (a case-sensitive literal query): files read for this search
+   * alone whose bytes lack it are not decoded.
+   */
+  literal?: string;
 }
 
 export interface WorkerSearch {
@@ -105,8 +110,11 @@ function textWorkerMain(
 
   const absolute = path.sep === '/' ? (rel: string) => `${setup.root}/${rel}` : (rel: string) => path.join(setup.root, ...rel.split('/'));
 
-  /** The whole text and the bytes it was decoded from; undefined when over maxFileSize, gone or unreadable. */
-  function read(rel: string): [string, number] | undefined {
+  /**
+   * The whole text and the bytes it was decoded from; undefined when over maxFileSize, gone or unreadable. With
+   * `needle`, a file whose bytes do not contain it is not decoded: its text is '' (it cannot match).
+   */
+  function read(rel: string, needle?: Buffer): [string, number] | undefined {
     let fd: number | undefined;
     try {
       fd = fs.openSync(absolute(rel), 'r');
@@ -124,6 +132,7 @@ function textWorkerMain(
         }
       }
       if (filled > setup.maxFileSize) return undefined;
+      if (needle && buf.subarray(0, filled).indexOf(needle) < 0) return ['', filled];
       return [buf.toString('utf8', 0, filled), filled];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
@@ -144,14 +153,19 @@ function textWorkerMain(
     full = false;
   }
 
-  /** The text from memory, or read (and kept, when it is one of the kept files and fits the budget). */
-  function textOf(rel: string): string | undefined {
+  /**
+   * The text from memory, or read (and kept, when it is one of the kept files and fits the budget). `needle`: the
+   * caller only needs texts that contain these bytes; a file read for this search alone that lacks them comes back
+   * as '' without being decoded.
+   */
+  function textOf(rel: string, needle?: Buffer): string | undefined {
     const cached = texts.get(rel);
     if (cached !== undefined) return cached;
-    const got = read(rel);
+    const keep = !full && kept.has(rel);
+    const got = read(rel, keep ? undefined : needle);
     if (!got) return undefined;
     const [text, byteCount] = got;
-    if (!full && kept.has(rel)) {
+    if (keep) {
       const cost = costOf(text, byteCount);
       if (texts.size < setup.maxFiles && bytes + cost <= setup.maxBytes) {
         texts.set(rel, text);
@@ -242,6 +256,7 @@ function textWorkerMain(
 
   function searchFiles(job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }, files: readonly string[]): void {
     const progress = new Int32Array(job.shared);
+    const needle = job.query.literal === undefined ? undefined : Buffer.from(job.query.literal, 'utf8');
     const found: Array<[number, LineMatch[]]> = [];
     let left = job.limit;
     let searched = 0;
@@ -252,7 +267,7 @@ function textWorkerMain(
         break;
       }
       Atomics.store(progress, 0, i);
-      const text = textOf(files[i]);
+      const text = textOf(files[i], needle);
       // A read from disk is not the expression's time: the watchdog restarts its clock here.
       Atomics.add(progress, 1, 1);
       if (text !== undefined) {

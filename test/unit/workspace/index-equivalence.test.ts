@@ -14,7 +14,8 @@ const FILE_EXCLUDES = ['**/node_modules/**', '**/.git/**'];
 const SEARCH_EXCLUDES = ['archive/**', '**/*.log'];
 const MAX_FILE_SIZE = 60_000;
 
-const LITERALS = ['customer feedback', 'kyoto', 'Note 00012', '[[', 'a', '---', 'TODO', 'straße', '.', '(', 'café', 'Tomás', 'x] ', 'deadline', 'changed by'];
+// U+FFFD is what invalid UTF-8 decodes to, and a lone surrogate encodes to it: no byte search can find either.
+const LITERALS = ['customer feedback', 'kyoto', 'Note 00012', '[[', 'a', '---', 'TODO', 'straße', '.', '(', 'café', 'Tomás', 'x] ', 'deadline', 'changed by', '\uFFFD', 'before \uFFFD', '\uD800', '😀 emoji'];
 const REGEXES = [
   '\\b(TODO|FIXME)\\b.*deadline',
   '^## ',
@@ -88,11 +89,13 @@ describe('workspace index: same answers as the disk scan', function () {
       'plain.txt': 'customer feedback in a text file\n',
       'no-newline.md': 'kyoto',
       'empty.md': '',
+      'emoji.md': 'with 😀 emoji and a lone \uD800 surrogate\n',
     };
     for (const [rel, text] of Object.entries(extra)) {
       fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
       fs.writeFileSync(path.join(root, rel), text);
     }
+    fs.writeFileSync(path.join(root, 'invalid-utf8.md'), Buffer.concat([Buffer.from('kyoto before '), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' after\n')]));
     const searchList = { excludePatterns: [...FILE_EXCLUDES, ...SEARCH_EXCLUDES], showHiddenFiles: false };
     // The reference: fdir lists, the worker reads and matches.
     scan = new ScanSearch({ root, files: { listFiles: () => listWorkspaceFiles(root, searchList), fileExtension: '.md' }, maxFileSize: MAX_FILE_SIZE, regexBudgetMs: 2000 });
