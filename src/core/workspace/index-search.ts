@@ -15,6 +15,8 @@ export class IndexedSearch implements SearchBackend {
   private readonly searchFilter;
   private searchable: { version: number; files: readonly string[] } | undefined;
   private rules: WalkRules | undefined;
+  /** Only the first search walks: later ones wait for the listing, which a walk would hold up again. */
+  private walked = false;
 
   constructor(
     private readonly index: WorkspaceIndex,
@@ -25,9 +27,10 @@ export class IndexedSearch implements SearchBackend {
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before anything else
-    if (!this.index.listed()) {
-      // The first search after start: the text worker lists and reads the workspace itself while this thread
-      // lists and watches it for the index, instead of reading only once the index's listing is complete.
+    if (!this.index.listed() && !this.walked) {
+      // The first search after start: the text worker lists and reads the workspace itself, instead of reading
+      // only once the index's listing (paused meanwhile) is complete.
+      this.walked = true;
       void this.index.listing();
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
       return this.index.walkSearch(this.rules, q);

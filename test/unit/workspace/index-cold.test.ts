@@ -93,6 +93,15 @@ describe('workspace index: the first search, before the listing is complete', fu
     }
   });
 
+  it('walks for the first search only: the next ones wait for the listing, which another walk would hold up again', async () => {
+    const { index, search, logged } = open();
+    const queries = [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('deadline', { wholeWord: true })];
+    const answers = await Promise.all(queries.map((query) => search.search(query)));
+    assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, logged.join(' | '));
+    assert.ok(index.listed());
+    for (let i = 0; i < queries.length; i++) assert.deepEqual(answers[i], await scan.search(queries[i]), JSON.stringify(queries[i]));
+  });
+
   it('does not hold up a listing a request asks for, while a background one waits for the walk', async () => {
     fs.writeFileSync(path.join(root, 'evil.md'), `${'a'.repeat(40)}!\n`);
     try {
