@@ -27,7 +27,7 @@ export class IndexedSearch implements SearchBackend {
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before anything else
-    if (!this.index.listed() && !this.walked) {
+    if (this.index.stillListing() && !this.walked) {
       // The first search after start: the text worker lists and reads the workspace itself, instead of reading
       // only once the index's listing (paused meanwhile) is complete.
       this.walked = true;

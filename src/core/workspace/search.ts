@@ -69,6 +69,8 @@ export interface ScanSearchOptions {
   maxFileSize: number;
   /** Longest time a user regular expression may run on one file before the search is stopped. */
   regexBudgetMs?: number;
+  /** Worker threads reading and matching (default: see TextWorker). */
+  textWorkers?: number;
 }
 
 function escapeRegExp(text: string): string {
@@ -85,9 +87,9 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
   // test for letters), so such patterns go line by line.
   const wholeText = !q.regex || !/\(\?<?!/.test(q.query);
   // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still work.
-  // A case-sensitive literal is found in the bytes of every text that contains it, unless it holds U+FFFD or a
-  // lone surrogate: invalid bytes decode to U+FFFD, which no UTF-8 needle finds.
-  const literal = !q.regex && q.caseSensitive && !/[\uFFFD\p{Surrogate}]/u.test(q.query) ? q.query : undefined;
+  // A case-sensitive literal is found in the bytes of every text that contains it, unless it holds U+FFFD: invalid
+  // bytes decode to U+FFFD, which no byte search for its UTF-8 form finds.
+  const literal = !q.regex && q.caseSensitive && !q.query.includes('\uFFFD') ? q.query : undefined;
   for (const flags of [`${base}u`, base]) {
     try {
       new RegExp(source, flags);
@@ -134,8 +136,9 @@ export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQu
 }
 
 /**
- * The disk scan: a worker that keeps no text lists the workspace, then reads and searches each file. The workers
- * are started on the first search and kept (idle, they do not keep the process alive) until dispose().
+ * The disk scan: the first worker lists the workspace, then the workers (keeping no text) read and search their
+ * shares of the files. The workers are started on the first search and kept (idle, they do not keep the process
+ * alive) until dispose().
  */
 export class ScanSearch implements SearchBackend {
   private worker: TextWorker | undefined;
@@ -147,12 +150,14 @@ export class ScanSearch implements SearchBackend {
 
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before any listing
-    this.worker ??= new TextWorker({ root: this.options.root, maxFileSize: this.options.maxFileSize, maxFiles: 0, maxBytes: 0 });
-    const budget = this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS;
-    if (this.rules) return walkWith(this.worker, this.rules, q, budget);
-    const { listFiles, fileExtension } = this.options.files as { listFiles: () => Promise<string[]>; fileExtension: string };
-    const files = (await listFiles()).filter((f) => isAllowedTextFile(f, fileExtension));
-    return searchWith(this.worker, files, q, budget);
+    this.worker ??= new TextWorker({ root: this.options.root, maxFileSize: this.options.maxFileSize, maxFiles: 0, maxBytes: 0, shards: this.options.textWorkers });
+    let files: readonly string[];
+    if (this.rules) files = await this.worker.walkList(this.rules, q.signal);
+    else {
+      const { listFiles, fileExtension } = this.options.files as { listFiles: () => Promise<string[]>; fileExtension: string };
+      files = (await listFiles()).filter((f) => isAllowedTextFile(f, fileExtension));
+    }
+    return searchWith(this.worker, files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 
   dispose(): void {

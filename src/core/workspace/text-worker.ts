@@ -68,7 +68,7 @@ const WORKER_HEAP_MB = 48;
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
-  | { type: 'walk'; id: number; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
+  | { type: 'walk'; id: number; rules: WalkRules; query?: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
@@ -81,9 +81,10 @@ type FromWorker =
  *
  * It keeps the texts of the files the last `sync` named (in that order, while the budget lasts), reading them in
  * slices so that a search is served between two slices. A search takes each text from memory or, when it is not
- * kept, from the disk; it reports which file it is on through shared memory (slot 0: index, slot 1: files done) and
- * stops when slot 2 is set (cancelled). A walk lists the workspace itself (no text kept, nothing waits for the
- * index's listing), sends the list, then searches it in the same way.
+ * kept, from the disk; it reports which file it is on through shared memory (slot 0: index, slot 1: files done,
+ * slot 3: set once it searches, so that listing is not timed as the expression) and stops when slot 2 is set
+ * (cancelled). A walk lists the workspace itself (nothing waits for the index's listing), sends the list, then
+ * searches it in the same way when it has a query.
  */
 function textWorkerMain(
   match: typeof matchLines,
@@ -251,11 +252,14 @@ function textWorkerMain(
     }
     const walked: FromWorker = { type: 'walked', id: job.id, files };
     port.postMessage(walked);
-    searchFiles(job, files);
+    if (job.query) return searchFiles({ ...job, query: job.query }, files);
+    const listed: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: false };
+    port.postMessage(listed);
   }
 
   function searchFiles(job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }, files: readonly string[]): void {
     const progress = new Int32Array(job.shared);
+    Atomics.store(progress, 3, 1);
     const needle = job.query.literal === undefined ? undefined : Buffer.from(job.query.literal, 'utf8');
     const found: Array<[number, LineMatch[]]> = [];
     let left = job.limit;
@@ -380,8 +384,8 @@ class TextShard {
     return this.enqueue({ files }, query, limit, budgetMs, signal);
   }
 
-  /** Lists the workspace in the worker by `rules`, then searches those files (see search()). */
-  walkSearch(rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+  /** Lists the workspace in the worker by `rules`, then searches those files (see search()) when given a query. */
+  walkSearch(rules: WalkRules, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     return this.enqueue({ rules }, query, limit, budgetMs, signal);
   }
 
@@ -391,16 +395,16 @@ class TextShard {
     for (const w of this.cachedWaiters.splice(0)) w.resolve(this.stats);
   }
 
-  private enqueue(target: SearchTarget, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+  private enqueue(target: SearchTarget, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     const job = this.queue.then(() => this.searchNow(target, query, limit, budgetMs, signal));
     this.queue = job.catch(() => undefined);
     return job;
   }
 
-  private searchNow(target: SearchTarget, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+  private searchNow(target: SearchTarget, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     if (this.closed) return Promise.reject(new NotesError('INTERNAL', 'The search was stopped: the workspace index was closed.'));
     if (signal?.aborted) return Promise.reject(cancelled());
-    const shared = new SharedArrayBuffer(12);
+    const shared = new SharedArrayBuffer(16);
     const progress = new Int32Array(shared);
     const id = this.nextId++;
     // Started first: a new worker holds no list, whatever the last one held.
@@ -444,7 +448,8 @@ class TextShard {
         watchdog = setInterval(
           () => {
             const done = Atomics.load(progress, 1);
-            if (done !== seen) {
+            // A walk's listing (slot 3 not yet set) is not the expression's time.
+            if (done !== seen || Atomics.load(progress, 3) === 0) {
               seen = done;
               since = Date.now();
             } else if (Date.now() - since > budgetMs) {
@@ -462,9 +467,10 @@ class TextShard {
       }
       this.updateRef();
       try {
-        const message: ToWorker = files
-          ? { type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared }
-          : { type: 'walk', id, rules: (target as { rules: WalkRules }).rules, query, limit, shared };
+        const message: ToWorker =
+          files && query
+            ? { type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared }
+            : { type: 'walk', id, rules: (target as { rules: WalkRules }).rules, query, limit, shared };
         worker.postMessage(message);
       } catch (err) {
         this.pending.get(id)?.reject(new NotesError('INTERNAL', `The search could not reach its worker thread: ${(err as Error).message}`));
@@ -619,6 +625,13 @@ export class TextWorker {
     const job = this.queue.then(() => this.searchNow(files, query, limit, budgetMs, signal));
     this.queue = job.catch(() => undefined);
     return job;
+  }
+
+  /** Lists the workspace by `rules` in the first worker: the files a search reads, sorted. */
+  async walkList(rules: WalkRules, signal?: AbortSignal): Promise<readonly string[]> {
+    const job = this.queue.then(() => this.shards[0].walkSearch(rules, undefined, 0, undefined, signal));
+    this.queue = job.catch(() => undefined);
+    return (await job).files;
   }
 
   /**

@@ -59,8 +59,8 @@ export class WorkspaceIndex {
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
   private unreliable: string | undefined;
   private readonly setListeners = new Set<() => void>();
-  /** Walk searches running: the crawl waits for them (both at once on two cores made each slower). */
-  private walks = 0;
+  /** Work the crawl waits for (a walk search, a listing scan): both at once on two cores made each slower. */
+  private holds = 0;
   /** Set once a caller needs the listing itself: the crawl then never waits. */
   private listingWanted = false;
   private resumeCrawl: (() => void) | undefined;
@@ -106,6 +106,14 @@ export class WorkspaceIndex {
     return this.crawled && !this.disposed;
   }
 
+  /**
+   * True while the first listing is going on and no request is waiting for it: a search answered by walkSearch()
+   * then does not wait for it (and the crawl waits for the walk instead).
+   */
+  stillListing(): boolean {
+    return !this.crawled && !this.disposed && !this.listingWanted;
+  }
+
   /** The rules by which a worker lists the files a search reads: this index's, less `searchExcludePatterns`. */
   walkRules(searchExcludePatterns: readonly string[]): WalkRules {
     const o = this.options;
@@ -117,14 +125,22 @@ export class WorkspaceIndex {
    * those files. Answers a search that arrives while the index is still listing (on another core) sooner than
    * waiting for the listing would.
    */
-  async walkSearch(rules: WalkRules, q: SearchQuery): Promise<SearchOutcome> {
+  walkSearch(rules: WalkRules, q: SearchQuery): Promise<SearchOutcome> {
     this.options.log?.('debug', 'search: the index is still listing, so its text worker lists the workspace itself');
-    this.walks++;
+    return this.whileCrawlWaits(() => walkWith(this.textWorker(), rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS));
+  }
+
+  /**
+   * Runs `work` (which reads the workspace another way) with the crawl paused, unless a request needs the listing;
+   * the crawl resumes a turn after the last such work ends, so that its answer is built and written first (that
+   * promise chain runs before the next turn).
+   */
+  async whileCrawlWaits<T>(work: () => Promise<T>): Promise<T> {
+    this.holds++;
     try {
-      return await walkWith(this.textWorker(), rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+      return await work();
     } finally {
-      // Resumed a turn later: the answer is built and written first (its promise chain runs before the next turn).
-      if (--this.walks === 0) setImmediate(() => this.walks === 0 && this.resumeCrawl?.());
+      if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeCrawl?.());
     }
   }
 
@@ -211,7 +227,7 @@ export class WorkspaceIndex {
     while (queue.length && !this.disposed) {
       this.walkFolder(queue.pop() as string, found, queue);
       await breathe();
-      while (this.walks > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
+      while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
     }
     found.sort(); // by UTF-16 code units, as comparePaths sorts
     this.files = found;

@@ -21,8 +21,9 @@ describe('workspace index: the first search, before the listing is complete', fu
   let scan: ScanSearch;
   const opened: WorkspaceIndex[] = [];
 
-  function open(budgetMs = 20_000): { index: WorkspaceIndex; search: IndexedSearch; logged: string[] } {
+  function open(budgetMs = 20_000, textWorkers = 1): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; fallbacks: () => number } {
     const logged: string[] = [];
+    let fallbacks = 0;
     const index = new WorkspaceIndex({
       root,
       excludePatterns: FILE_EXCLUDES,
@@ -32,10 +33,15 @@ describe('workspace index: the first search, before the listing is complete', fu
       maxFiles: 10_000,
       maxBytes: 1e8,
       regexBudgetMs: budgetMs,
+      textWorkers,
       log: (_level, message) => logged.push(message),
     });
     opened.push(index);
-    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan }), logged };
+    const fallback = async () => {
+      fallbacks++;
+      return scan;
+    };
+    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback }), logged, fallbacks: () => fallbacks };
   }
 
   const q = (query: string, extra: Partial<SearchQuery> = {}): SearchQuery => ({ query, regex: false, caseSensitive: false, wholeWord: false, maxResults: 100_000, ...extra });
@@ -75,8 +81,9 @@ describe('workspace index: the first search, before the listing is complete', fu
   it('is answered by the worker walking the workspace, as the disk scan answers, a note just written by another program included', async () => {
     const r = spawnSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(path.join(root, 'just-written.md'))}, 'kyoto fresh from elsewhere\\n')`]);
     assert.equal(r.status, 0);
-    for (const query of [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true }), q('kyoto', { maxResults: 3 })]) {
-      const { index, search, logged } = open();
+    const queries = [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true }), q('kyoto', { maxResults: 3 })];
+    for (const [query, textWorkers] of [...queries.map((x) => [x, 1] as const), [queries[0], 3] as const]) {
+      const { index, search, logged } = open(20_000, textWorkers);
       const cold = await search.search(query);
       assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, `the first search walked: ${logged.join(' | ')}`);
       const expected = await scan.search(query);
@@ -112,6 +119,8 @@ describe('workspace index: the first search, before the listing is complete', fu
         let settled = false;
         const walking = search.search(runaway).finally(() => (settled = true));
         walking.catch(() => undefined);
+        // The walk is under way and the crawl waits for it; a request now needs the listing.
+        await new Promise((resolve) => setTimeout(resolve, 300));
         assert.ok(await index.fresh());
         assert.equal(settled, false, 'the listing was ready before the walk ended');
         assert.deepEqual([...index.listFiles()], await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false }));
@@ -131,6 +140,40 @@ describe('workspace index: the first search, before the listing is complete', fu
       }
     } finally {
       fs.rmSync(path.join(root, 'evil.md'));
+    }
+  });
+
+  it('leaves a closed index to the disk scan, as before: no walk, no new worker', async () => {
+    const { index, search, logged, fallbacks } = open();
+    index.dispose();
+    assert.deepEqual(await search.search(q('kyoto')), await scan.search(q('kyoto')));
+    assert.equal(fallbacks(), 1);
+    assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 0, logged.join(' | '));
+  });
+
+  it('does not count the listing as time spent in the regular expression: a slow listing does not stop a regex search', async () => {
+    // 1 000 exclude globs tested on each of 3 000 names make the listing take about three times the 100 ms budget.
+    const slow = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-slow-listing-')));
+    try {
+      for (let i = 0; i < 3000; i++) fs.writeFileSync(path.join(slow, `n${i}.md`), i % 1000 === 0 ? 'hello there\n' : 'nothing\n');
+      const excludePatterns = Array.from({ length: 1000 }, (_, i) => `**/never-${i}/**`);
+      const regex = q('hel+o', { regex: true, caseSensitive: true });
+      const expected = ['n0.md', 'n1000.md', 'n2000.md'];
+      const diskScan = new ScanSearch({ root: slow, files: { excludePatterns, searchExcludePatterns: [], showHiddenFiles: false, fileExtension: '.md' }, maxFileSize: 1e6, regexBudgetMs: 100 });
+      const index = new WorkspaceIndex({ root: slow, excludePatterns, showHiddenFiles: false, fileExtension: '.md', maxFileSize: 1e6, maxFiles: 10_000, maxBytes: 1e8, regexBudgetMs: 100 });
+      opened.push(index);
+      try {
+        const started = Date.now();
+        const scanned = await diskScan.search(regex);
+        assert.ok(Date.now() - started > 100, `the listing took longer than the budget (${Date.now() - started} ms)`);
+        assert.deepEqual(scanned.results.map((x) => x.file), expected);
+        const walked = await new IndexedSearch(index, { searchExcludePatterns: [], fallback: async () => diskScan }).search(regex);
+        assert.deepEqual(walked.results.map((x) => x.file), expected);
+      } finally {
+        diskScan.dispose();
+      }
+    } finally {
+      fs.rmSync(slow, { recursive: true, force: true });
     }
   });
 });

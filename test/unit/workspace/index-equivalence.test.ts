@@ -14,7 +14,7 @@ const FILE_EXCLUDES = ['**/node_modules/**', '**/.git/**'];
 const SEARCH_EXCLUDES = ['archive/**', '**/*.log'];
 const MAX_FILE_SIZE = 60_000;
 
-// U+FFFD is what invalid UTF-8 decodes to, and a lone surrogate encodes to it: no byte search can find either.
+// U+FFFD is what invalid UTF-8 decodes to (and what a lone surrogate encodes to), so a byte search cannot find it.
 const LITERALS = ['customer feedback', 'kyoto', 'Note 00012', '[[', 'a', '---', 'TODO', 'straße', '.', '(', 'café', 'Tomás', 'x] ', 'deadline', 'changed by', '\uFFFD', 'before \uFFFD', '\uD800', '😀 emoji'];
 const REGEXES = [
   '\\b(TODO|FIXME)\\b.*deadline',
@@ -89,7 +89,7 @@ describe('workspace index: same answers as the disk scan', function () {
       'plain.txt': 'customer feedback in a text file\n',
       'no-newline.md': 'kyoto',
       'empty.md': '',
-      'emoji.md': 'with 😀 emoji and a lone \uD800 surrogate\n',
+      'emoji.md': 'with 😀 emoji and a lone \uD800 surrogate (written as U+FFFD)\n',
     };
     for (const [rel, text] of Object.entries(extra)) {
       fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
@@ -104,6 +104,8 @@ describe('workspace index: same answers as the disk scan', function () {
       files: { excludePatterns: FILE_EXCLUDES, searchExcludePatterns: SEARCH_EXCLUDES, showHiddenFiles: false, fileExtension: '.md' },
       maxFileSize: MAX_FILE_SIZE,
       regexBudgetMs: 2000,
+      // Three workers: the first lists, all three read and match their shares.
+      textWorkers: 3,
     });
     const corpusBytes = Number(spawnSync('du', ['-sb', root], { encoding: 'utf8' }).stdout.split('\t')[0]);
     // Everything cached; and a budget that keeps part of the texts on disk (read on every search).
