@@ -33,7 +33,8 @@ export class IndexedSearch implements SearchBackend {
       this.walked = true;
       void this.index.listing();
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
-      return this.index.walkSearch(this.rules, q);
+      const walked = await this.index.walkSearch(this.rules, q);
+      if (walked) return walked;
     }
     if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
     return this.index.search(this.files(), q);

@@ -596,6 +596,11 @@ export class TextWorker {
     this.shards = Array.from({ length: n }, (_, i) => new TextShard({ ...options, maxFiles: share(options.maxFiles, i), maxBytes: share(options.maxBytes, i) }));
   }
 
+  /** How many worker threads share the files. */
+  get size(): number {
+    return this.shards.length;
+  }
+
   /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
   sync(files: string[] | undefined, touched: readonly string[]): void {
     if (files && this.shards.length > 1 && this.owner.size > files.length * 2) {

@@ -121,13 +121,23 @@ export class WorkspaceIndex {
   }
 
   /**
-   * Searches without the listing: the text worker lists the workspace by `rules` itself, then reads and searches
-   * those files. Answers a search that arrives while the index is still listing (on another core) sooner than
-   * waiting for the listing would.
+   * Searches without the listing: the first text worker lists the workspace by `rules` itself, then the files are
+   * read and searched (by that worker alone, or split across all of them when there are several). Answers a
+   * search that arrives while the index is still listing sooner than waiting for the listing would. Undefined
+   * when the listing was completed meanwhile (several workers only): the caller searches the index then.
    */
-  walkSearch(rules: WalkRules, q: SearchQuery): Promise<SearchOutcome> {
+  walkSearch(rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
     this.options.log?.('debug', 'search: the index is still listing, so its text worker lists the workspace itself');
-    return this.whileCrawlWaits(() => walkWith(this.textWorker(), rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS));
+    const budget = this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    return this.whileCrawlWaits(async () => {
+      const worker = this.textWorker();
+      if (worker.size === 1) return walkWith(worker, rules, q, budget);
+      const files = await worker.walkList(rules, q.signal);
+      // Until the listing is complete the workers keep no text, so none can be stale (the search is posted before
+      // any later sync). After it, they may keep texts whose change is not applied yet: the index path applies it.
+      if (this.crawled || this.disposed) return undefined;
+      return searchWith(worker, files, q, budget);
+    });
   }
 
   /**

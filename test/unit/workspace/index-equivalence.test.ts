@@ -139,15 +139,20 @@ describe('workspace index: same answers as the disk scan', function () {
       for (const q of qs) answers.push(await answer(search, q));
       got.push({ files: [...index.listFiles()], answers });
     }
-    // What answers a search that arrives before the listing is complete: the index's own worker walks the workspace.
+    // What answers a search that arrives before the listing is complete: the index's own worker walks the workspace
+    // (one worker; with several, a walk that finds the listing complete leaves the search to the index, and
+    // index-cold.test.ts covers their walk).
+    const walkIndex = indexes[0].index;
+    const rules = walkIndex.walkRules(SEARCH_EXCLUDES);
+    const walkBackend: SearchBackend = {
+      search: async (q) => {
+        const walked = await walkIndex.walkSearch(rules, q);
+        if (!walked) throw new Error('a one-worker walk always answers');
+        return walked;
+      },
+    };
     const walks = [];
-    for (const { index } of indexes) {
-      const rules = index.walkRules(SEARCH_EXCLUDES);
-      const walkBackend = { search: (q: SearchQuery) => index.walkSearch(rules, q) };
-      const answers = [];
-      for (const q of qs) answers.push(await answer(walkBackend, q));
-      walks.push(answers);
-    }
+    for (const q of qs) walks.push(await answer(walkBackend, q));
     const listed = await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false });
     let matched = 0;
     for (let i = 0; i < qs.length; i++) {
@@ -155,8 +160,8 @@ describe('workspace index: same answers as the disk scan', function () {
       if (typeof expected !== 'string') matched += expected.results.length;
       for (let k = 0; k < indexes.length; k++) {
         assert.deepEqual(got[k].answers[i], expected, `${label}, ${indexes[k].name}: ${JSON.stringify(qs[i])}`);
-        assert.deepEqual(walks[k][i], expected, `${label}, ${indexes[k].name}, walking its worker: ${JSON.stringify(qs[i])}`);
       }
+      assert.deepEqual(walks[i], expected, `${label}, ${indexes[0].name}, walking its worker: ${JSON.stringify(qs[i])}`);
       assert.deepEqual(await answer(walkScan, qs[i]), expected, `${label}, disk scan walking in its worker: ${JSON.stringify(qs[i])}`);
     }
     for (let k = 0; k < indexes.length; k++) assert.deepEqual(got[k].files, listed, `${label}, ${indexes[k].name}: list_files`);
