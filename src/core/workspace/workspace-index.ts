@@ -64,6 +64,10 @@ export class WorkspaceIndex {
   /** Set once a caller needs the listing itself: the crawl then never waits. */
   private listingWanted = false;
   private resumeCrawl: (() => void) | undefined;
+  /** Requests waiting in fresh(). */
+  private requestsWaiting = 0;
+  /** Set when the listing completed while requests waited: the workers start reading once those are answered. */
+  private readingDeferred = false;
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
@@ -98,6 +102,7 @@ export class WorkspaceIndex {
    * watchers reported has reached the worker.
    */
   search(files: readonly string[], q: SearchQuery): Promise<SearchOutcome> {
+    this.startReading(); // a search keeps the texts it reads only once the workers know which to keep
     return searchWith(this.textWorker(), files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 
@@ -154,6 +159,13 @@ export class WorkspaceIndex {
     }
   }
 
+  /** Lets the workers read the texts to keep, if that was deferred until the requests waiting were answered. */
+  private startReading(): void {
+    if (!this.readingDeferred || this.disposed) return;
+    this.readingDeferred = false;
+    this.texts?.sync(this.cacheableFiles(), []);
+  }
+
   /** Called after the list of files changed because of a watcher event (not on the first build). */
   onFilesChanged(listener: () => void): void {
     this.setListeners.add(listener);
@@ -166,10 +178,20 @@ export class WorkspaceIndex {
    * waiting.
    */
   async fresh(background = false): Promise<boolean> {
-    if (!background) {
-      this.listingWanted = true;
-      this.resumeCrawl?.();
+    if (background) return this.applyPending();
+    this.listingWanted = true;
+    this.resumeCrawl?.();
+    this.requestsWaiting++;
+    try {
+      return await this.applyPending();
+    } finally {
+      // The answer is built and written in this promise chain, before the next turn: the workers' reading (on
+      // another core, competing with it and with the client) starts after it.
+      if (--this.requestsWaiting === 0 && this.readingDeferred) setImmediate(() => this.startReading());
     }
+  }
+
+  private async applyPending(): Promise<boolean> {
     await this.listing();
     // Every watcher event the kernel queued before now must reach `dirty` first. An I/O round trip completes in an
     // event-loop poll that also sees those (already pending) events, and the turn after that poll has run all of
@@ -210,7 +232,7 @@ export class WorkspaceIndex {
     if (!this.texts) {
       const o = this.options;
       this.texts = new TextWorker({ root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes, shards: o.textWorkers, log: o.log });
-      if (this.crawled) this.texts.sync(this.cacheableFiles(), []);
+      if (this.crawled && !this.readingDeferred) this.texts.sync(this.cacheableFiles(), []);
     }
     return this.texts;
   }
@@ -243,7 +265,8 @@ export class WorkspaceIndex {
     this.files = found;
     this.version++;
     this.crawled = true;
-    this.texts?.sync(this.cacheableFiles(), []);
+    if (this.requestsWaiting > 0) this.readingDeferred = true;
+    else this.texts?.sync(this.cacheableFiles(), []);
     this.options.log?.('info', `index: ${found.length} files listed and ${this.watchers.size} folders watched in ${Date.now() - started} ms`);
   }
 

@@ -143,6 +143,28 @@ describe('workspace index: the first search, before the listing is complete', fu
     }
   });
 
+  it('starts reading texts once the requests that waited for the listing are answered, and reads them all', async () => {
+    const textFiles = (await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false })).filter((f) => /\.(md|txt)$/.test(f));
+    // A listing request waits for the listing: reading starts after its answer (and does start).
+    {
+      const { index } = open();
+      assert.ok(await index.fresh());
+      await index.caching();
+      assert.equal(index.stats().cachedFiles, textFiles.length);
+    }
+    // A listing request and a search wait together: the search still finds everything, and every text is kept.
+    {
+      const { index, search, logged } = open();
+      const listed = index.fresh();
+      const found = await search.search(q('kyoto'));
+      assert.ok(await listed);
+      assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 0, 'a request already waited for the listing: no walk');
+      assert.deepEqual(found, await scan.search(q('kyoto')));
+      await index.caching();
+      assert.equal(index.stats().cachedFiles, textFiles.length);
+    }
+  });
+
   it('leaves a closed index to the disk scan, as before: no walk, no new worker', async () => {
     const { index, search, logged, fallbacks } = open();
     index.dispose();
