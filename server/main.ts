@@ -115,7 +115,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`notesapp-mcp: workspace folder not found: ${workspaceRoot}\n`);
     return 1;
   }
-  const server = createNotesServer({ workspaceRoot, config, configPath, log, watchConfig: configWatcher(configPath) });
+  const server = createNotesServer({ workspaceRoot, config, configPath, log, watchConfig: configWatcher(configPath), output: process.stdout });
   if (testHooksEnabled()) registerTestHooks(server, log);
   await server.connect(new HardenedStdioTransport({ limits, log }));
   log('info', `${SERVER_NAME} ${SERVER_VERSION} serving ${workspaceRoot} over stdio`);

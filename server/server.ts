@@ -1,5 +1,6 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Writable } from 'node:stream';
 import type { NotesConfig } from '../src/core/config/schema';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
@@ -18,6 +19,11 @@ export interface NotesServerDeps {
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Environment for the editor bridge address and token (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The stream replies are written to (stdout for the server process): background work (the index's crawl, the
+   * reading of texts) waits until what was written to it has left, so a large answer is not held up.
+   */
+  output?: Writable;
   /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */
   watchConfig?: (apply: (config: NotesConfig) => void) => () => void;
 }

@@ -22,6 +22,12 @@ export interface IndexOptions extends ListOptions {
   regexBudgetMs?: number;
   /** Text worker threads (default: see TextWorker). */
   textWorkers?: number;
+  /**
+   * Resolves once the replies already sent have been written out. The crawl waits for it between slices, and the
+   * workers start reading only after it: on a pipe, a large answer leaves while the event loop is free, and the
+   * client reads it on a core this work would take.
+   */
+  waitForOutput?: () => Promise<void>;
   /** Watches one folder (default fs.watch); tests make it fail as the operating system's watch limit does. */
   watchFolder?: (folder: string, options: { persistent: boolean }, listener: fs.WatchListener<string>) => fs.FSWatcher;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -147,8 +153,8 @@ export class WorkspaceIndex {
 
   /**
    * Runs `work` (which reads the workspace another way) with the crawl paused, unless a request needs the listing;
-   * the crawl resumes a turn after the last such work ends, so that its answer is built and written first (that
-   * promise chain runs before the next turn).
+   * the crawl resumes a turn after the last such work ends, so that its answer is built and handed to the transport
+   * first (that promise chain runs before the next turn), and then waits for it to be written out (waitForOutput).
    */
   async whileCrawlWaits<T>(work: () => Promise<T>): Promise<T> {
     this.holds++;
@@ -157,6 +163,10 @@ export class WorkspaceIndex {
     } finally {
       if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeCrawl?.());
     }
+  }
+
+  private outputWritten(): Promise<void> {
+    return this.options.waitForOutput?.() ?? Promise.resolve();
   }
 
   /** Lets the workers read the texts to keep, if that was deferred until the requests waiting were answered. */
@@ -185,9 +195,9 @@ export class WorkspaceIndex {
     try {
       return await this.applyPending();
     } finally {
-      // The answer is built and written in this promise chain, before the next turn: the workers' reading (on
-      // another core, competing with it and with the client) starts after it.
-      if (--this.requestsWaiting === 0 && this.readingDeferred) setImmediate(() => this.startReading());
+      // The answer is built and handed to the transport in this promise chain, before the next turn; the workers'
+      // reading (on another core, competing with the client reading the answer) starts once it is written out.
+      if (--this.requestsWaiting === 0 && this.readingDeferred) setImmediate(() => void this.outputWritten().then(() => this.startReading()));
     }
   }
 
@@ -259,6 +269,7 @@ export class WorkspaceIndex {
     while (queue.length && !this.disposed) {
       this.walkFolder(queue.pop() as string, found, queue);
       await breathe();
+      await this.outputWritten();
       while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
     }
     found.sort(); // by UTF-16 code units, as comparePaths sorts

@@ -165,6 +165,46 @@ describe('workspace index: the first search, before the listing is complete', fu
     }
   });
 
+  it('waits for the replies already sent to be written out, before crawling on and before reading texts', async () => {
+    let pending = true;
+    let release = () => {};
+    let gate = new Promise<void>((resolve) => (release = resolve));
+    const index = new WorkspaceIndex({
+      root,
+      excludePatterns: FILE_EXCLUDES,
+      showHiddenFiles: false,
+      fileExtension: '.md',
+      maxFileSize: 100_000,
+      maxFiles: 10_000,
+      maxBytes: 1e8,
+      waitForOutput: () => (pending ? gate : Promise.resolve()),
+    });
+    opened.push(index);
+    let listed = false;
+    const listing = index.listing().then(() => (listed = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(listed, false, 'the crawl waits while a reply is being written');
+    pending = false;
+    release();
+    await listing;
+    assert.ok(await index.fresh());
+    // The listing was complete before this request: reading starts after the reply, once it is written out.
+    const second = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: 100_000, maxFiles: 10_000, maxBytes: 1e8, waitForOutput: () => (pending ? gate : Promise.resolve()) });
+    opened.push(second);
+    assert.ok(await second.fresh());
+    pending = true; // the reply to that request is being written
+    gate = new Promise<void>((resolve) => (release = resolve));
+    let cached = false;
+    const caching = second.caching().then(() => (cached = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(cached, false, 'no text is read while the reply is being written');
+    assert.equal(second.stats().cachedFiles, 0);
+    pending = false;
+    release();
+    await caching;
+    assert.ok(second.stats().cachedFiles > 100, `${second.stats().cachedFiles} texts read once the reply was out`);
+  });
+
   it('leaves a closed index to the disk scan, as before: no walk, no new worker', async () => {
     const { index, search, logged, fallbacks } = open();
     index.dispose();
