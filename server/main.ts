@@ -115,9 +115,12 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`notesapp-mcp: workspace folder not found: ${workspaceRoot}\n`);
     return 1;
   }
-  const server = createNotesServer({ workspaceRoot, config, configPath, log, watchConfig: configWatcher(configPath), output: process.stdout });
+  // Created first (it touches stdin and stdout only once connected): the index's background work waits for it.
+  const transport = new HardenedStdioTransport({ limits, log });
+  const waitForOutput = () => transport.whenIdle();
+  const server = createNotesServer({ workspaceRoot, config, configPath, log, watchConfig: configWatcher(configPath), waitForOutput });
   if (testHooksEnabled()) registerTestHooks(server, log);
-  await server.connect(new HardenedStdioTransport({ limits, log }));
+  await server.connect(transport);
   log('info', `${SERVER_NAME} ${SERVER_VERSION} serving ${workspaceRoot} over stdio`);
   return -1; // keep running until stdin closes
 }

@@ -1,6 +1,5 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Writable } from 'node:stream';
 import type { NotesConfig } from '../src/core/config/schema';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
@@ -20,10 +19,10 @@ export interface NotesServerDeps {
   /** Environment for the editor bridge address and token (default: process.env). */
   env?: NodeJS.ProcessEnv;
   /**
-   * The stream replies are written to (stdout for the server process): background work (the index's crawl, the
-   * reading of texts) waits until what was written to it has left, so a large answer is not held up.
+   * Resolves once the replies already sent have been written out (the transport's whenIdle()): background work
+   * (the index's crawl, the reading of texts) waits for it, so a large answer is not held up.
    */
-  output?: Writable;
+  waitForOutput?: () => Promise<void>;
   /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */
   watchConfig?: (apply: (config: NotesConfig) => void) => () => void;
 }

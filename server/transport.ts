@@ -68,6 +68,8 @@ export class HardenedStdioTransport implements Transport {
   private yielding = false;
   /** Replies waiting to be written; reading pauses at PAUSE_WRITES and resumes at RESUME_WRITES. */
   private queuedWrites = 0;
+  /** whenIdle() callers, resolved when the last queued reply has been written. */
+  private idleWaiters: Array<() => void> = [];
   private throttled = false;
   private ended = false;
   private closed = false;
@@ -89,9 +91,20 @@ export class HardenedStdioTransport implements Transport {
     this.stdout.on('error', this.onStdoutError);
   }
 
+  /**
+   * Resolves once every message handed to the transport has been written out (a large reply counts until the
+   * stream drained it); at once when nothing is queued. Background work waits for it, so that it does not hold up
+   * the event loop while a reply is leaving.
+   */
+  whenIdle(): Promise<void> {
+    if (this.queuedWrites === 0 || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
     this.stdin.off('data', this.onData);
     this.stdin.off('error', this.onStreamError);
     this.stdin.off('end', this.onEnd);
@@ -142,6 +155,7 @@ export class HardenedStdioTransport implements Transport {
   /** Reading resumes once a client that stopped reading replies has caught up. */
   private afterWrite(): void {
     this.queuedWrites--;
+    if (this.queuedWrites === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     if (!this.throttled || this.queuedWrites > RESUME_WRITES) return;
     this.throttled = false;
     this.resumeReading();

@@ -1,7 +1,6 @@
 // What every tool, resource and prompt shares: the guarded file access, listings, search and the editor bridge.
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
 import type { NotesConfig } from '../../src/core/config/schema';
 import { FileAccess } from '../../src/core/workspace/file-access';
 import { isNoteFile } from '../../src/core/workspace/file-types';
@@ -29,20 +28,8 @@ export interface ContextDeps {
   configPath: string;
   log: LogFn;
   env?: NodeJS.ProcessEnv;
-  /** The stream replies are written to: the index's background work waits until it has written them out. */
-  output?: Writable;
-}
-
-/** Resolves once `stream` has written out what it holds beyond its buffer size (at once when nothing waits). */
-function drained(stream: Writable): Promise<void> {
-  if (!stream.writableNeedDrain) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      for (const event of ['drain', 'close', 'error']) stream.off(event, done);
-      resolve();
-    };
-    for (const event of ['drain', 'close', 'error']) stream.once(event, done);
-  });
+  /** Resolves once the replies already sent have been written out: the index's background work waits for it. */
+  waitForOutput?: () => Promise<void>;
 }
 
 export class NotesContext {
@@ -104,7 +91,7 @@ export class NotesContext {
         maxFiles: performance.cacheSize,
         maxBytes: Number.isFinite(mb) && mb >= 0 ? mb * 1024 * 1024 : DEFAULT_INDEX_BYTES,
         log: this.deps.log,
-        waitForOutput: this.deps.output && drained.bind(undefined, this.deps.output),
+        waitForOutput: this.deps.waitForOutput,
       });
     })();
     return this.indexPromise;

@@ -23,9 +23,10 @@ export interface IndexOptions extends ListOptions {
   /** Text worker threads (default: see TextWorker). */
   textWorkers?: number;
   /**
-   * Resolves once the replies already sent have been written out. The crawl waits for it between slices, and the
-   * workers start reading only after it: on a pipe, a large answer leaves while the event loop is free, and the
-   * client reads it on a core this work would take.
+   * Resolves once the replies already sent have been written out (the transport's whenIdle()). The crawl waits
+   * for it between folders unless a request needs the listing, and the workers start reading only after it: on a
+   * pipe, a large answer leaves while the event loop is free, and the client reads it on a core this work would
+   * take.
    */
   waitForOutput?: () => Promise<void>;
   /** Watches one folder (default fs.watch); tests make it fail as the operating system's watch limit does. */
@@ -69,16 +70,22 @@ export class WorkspaceIndex {
   private holds = 0;
   /** Set once a caller needs the listing itself: the crawl then never waits. */
   private listingWanted = false;
+  /** Resolves when listingWanted is set: it ends any wait of the crawl. */
+  private readonly wanted: Promise<void>;
+  private markWanted!: () => void;
   private resumeCrawl: (() => void) | undefined;
   /** Requests waiting in fresh(). */
   private requestsWaiting = 0;
   /** Set when the listing completed while requests waited: the workers start reading once those are answered. */
   private readingDeferred = false;
+  /** A deferred start of reading is waiting for the output (one at a time). */
+  private readingScheduled = false;
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
   constructor(private readonly options: IndexOptions) {
     this.filter = createPathFilter(options);
+    this.wanted = new Promise((resolve) => (this.markWanted = resolve));
   }
 
   /** Starts the crawl and the watchers (once); resolves when the list of files is complete. */
@@ -153,8 +160,8 @@ export class WorkspaceIndex {
 
   /**
    * Runs `work` (which reads the workspace another way) with the crawl paused, unless a request needs the listing;
-   * the crawl resumes a turn after the last such work ends, so that its answer is built and handed to the transport
-   * first (that promise chain runs before the next turn), and then waits for it to be written out (waitForOutput).
+   * the crawl resumes a turn after the last such work ends, so that its answer usually reaches the transport first
+   * (that promise chain runs before the next turn), and then waits for it to be written out (waitForOutput).
    */
   async whileCrawlWaits<T>(work: () => Promise<T>): Promise<T> {
     this.holds++;
@@ -171,6 +178,7 @@ export class WorkspaceIndex {
 
   /** Lets the workers read the texts to keep, if that was deferred until the requests waiting were answered. */
   private startReading(): void {
+    this.readingScheduled = false;
     if (!this.readingDeferred || this.disposed) return;
     this.readingDeferred = false;
     this.texts?.sync(this.cacheableFiles(), []);
@@ -190,14 +198,19 @@ export class WorkspaceIndex {
   async fresh(background = false): Promise<boolean> {
     if (background) return this.applyPending();
     this.listingWanted = true;
+    this.markWanted();
     this.resumeCrawl?.();
     this.requestsWaiting++;
     try {
       return await this.applyPending();
     } finally {
-      // The answer is built and handed to the transport in this promise chain, before the next turn; the workers'
-      // reading (on another core, competing with the client reading the answer) starts once it is written out.
-      if (--this.requestsWaiting === 0 && this.readingDeferred) setImmediate(() => void this.outputWritten().then(() => this.startReading()));
+      // A reply built in this promise chain reaches the transport before the next turn (one that does more I/O
+      // after the listing may not, and reading then starts sooner); the workers' reading (on another core,
+      // competing with the client reading the reply) starts once the transport has written out what it holds.
+      if (--this.requestsWaiting === 0 && this.readingDeferred && !this.readingScheduled) {
+        this.readingScheduled = true;
+        setImmediate(() => void this.outputWritten().then(() => this.startReading()));
+      }
     }
   }
 
@@ -231,6 +244,7 @@ export class WorkspaceIndex {
   dispose(): void {
     this.disposed = true;
     this.resumeCrawl?.();
+    this.markWanted(); // ends a wait for the output too
     clearTimeout(this.applyTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
@@ -269,9 +283,11 @@ export class WorkspaceIndex {
     while (queue.length && !this.disposed) {
       this.walkFolder(queue.pop() as string, found, queue);
       await breathe();
-      await this.outputWritten();
+      // A request waiting for the listing does not wait for the output.
+      if (!this.listingWanted) await Promise.race([this.outputWritten(), this.wanted]);
       while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
     }
+    if (this.disposed) return;
     found.sort(); // by UTF-16 code units, as comparePaths sorts
     this.files = found;
     this.version++;
@@ -371,7 +387,9 @@ export class WorkspaceIndex {
         this.removeUnder(rel, true);
       }
     }
-    this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
+    // While reading waits for the first answers, no text is kept (nothing to drop), and a sync would make the
+    // workers report every text read before any was.
+    if (!this.readingDeferred) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
     if (this.version !== before) for (const l of this.setListeners) l();
   }
 

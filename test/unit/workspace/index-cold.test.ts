@@ -205,6 +205,40 @@ describe('workspace index: the first search, before the listing is complete', fu
     assert.ok(second.stats().cachedFiles > 100, `${second.stats().cachedFiles} texts read once the reply was out`);
   });
 
+  it('lets a request have the listing while replies are still being written, and does not report texts read before they are', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const logged: string[] = [];
+    const index = new WorkspaceIndex({
+      root,
+      excludePatterns: FILE_EXCLUDES,
+      showHiddenFiles: false,
+      fileExtension: '.md',
+      maxFileSize: 100_000,
+      maxFiles: 10_000,
+      maxBytes: 1e8,
+      waitForOutput: () => gate,
+      log: (_level, message) => logged.push(message),
+    });
+    opened.push(index);
+    index.prepareTexts();
+    void index.listing(); // the background crawl, stuck after its first folder while the output is busy
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(await index.fresh(), 'a request gets the listing without waiting for the output');
+    // Reading waits for the reply to be written; a change another program makes meanwhile must not make the index
+    // say that its texts are read.
+    const victim = path.join(root, 'just-written.md');
+    fs.appendFileSync(victim, 'one more line\n');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the watcher's change is applied
+    let cached = false;
+    const caching = index.caching().then(() => (cached = true));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(cached, false, `caching() waits for the reading: ${logged.join(' | ')}`);
+    release();
+    await caching;
+    assert.ok(index.stats().cachedFiles > 100, `${index.stats().cachedFiles} texts read`);
+  });
+
   it('leaves a closed index to the disk scan, as before: no walk, no new worker', async () => {
     const { index, search, logged, fallbacks } = open();
     index.dispose();
