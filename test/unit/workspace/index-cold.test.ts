@@ -21,7 +21,13 @@ describe('workspace index: the first search, before the listing is complete', fu
   let scan: ScanSearch;
   const opened: WorkspaceIndex[] = [];
 
-  function open(budgetMs = 20_000, textWorkers = 1): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; fallbacks: () => number } {
+  interface OpenOptions {
+    budgetMs?: number;
+    textWorkers?: number;
+    waitForOutput?: () => Promise<void>;
+  }
+
+  function open(o: OpenOptions = {}): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; fallbacks: () => number } {
     const logged: string[] = [];
     let fallbacks = 0;
     const index = new WorkspaceIndex({
@@ -32,8 +38,9 @@ describe('workspace index: the first search, before the listing is complete', fu
       maxFileSize: 100_000,
       maxFiles: 10_000,
       maxBytes: 1e8,
-      regexBudgetMs: budgetMs,
-      textWorkers,
+      regexBudgetMs: o.budgetMs ?? 20_000,
+      textWorkers: o.textWorkers ?? 1,
+      waitForOutput: o.waitForOutput,
       log: (_level, message) => logged.push(message),
     });
     opened.push(index);
@@ -83,7 +90,7 @@ describe('workspace index: the first search, before the listing is complete', fu
     assert.equal(r.status, 0);
     const queries = [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true }), q('kyoto', { maxResults: 3 })];
     for (const [query, textWorkers] of [...queries.map((x) => [x, 1] as const), [queries[0], 3] as const]) {
-      const { index, search, logged } = open(20_000, textWorkers);
+      const { index, search, logged } = open({ textWorkers });
       const cold = await search.search(query);
       assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, `the first search walked: ${logged.join(' | ')}`);
       const expected = await scan.search(query);
@@ -115,7 +122,7 @@ describe('workspace index: the first search, before the listing is complete', fu
       const runaway = q('(a+)+$', { regex: true, caseSensitive: true });
       // A request's listing: ready while the walk is still stuck in the runaway expression.
       {
-        const { index, search } = open(1500);
+        const { index, search } = open({ budgetMs: 1500 });
         let settled = false;
         const walking = search.search(runaway).finally(() => (settled = true));
         walking.catch(() => undefined);
@@ -128,7 +135,7 @@ describe('workspace index: the first search, before the listing is complete', fu
       }
       // A background listing (the note-set snapshot at start) waits until the walk is over.
       {
-        const { index, search } = open(1500);
+        const { index, search } = open({ budgetMs: 1500 });
         let settled = false;
         const walking = search.search(runaway).finally(() => (settled = true));
         walking.catch(() => undefined);
@@ -169,17 +176,8 @@ describe('workspace index: the first search, before the listing is complete', fu
     let pending = true;
     let release = () => {};
     let gate = new Promise<void>((resolve) => (release = resolve));
-    const index = new WorkspaceIndex({
-      root,
-      excludePatterns: FILE_EXCLUDES,
-      showHiddenFiles: false,
-      fileExtension: '.md',
-      maxFileSize: 100_000,
-      maxFiles: 10_000,
-      maxBytes: 1e8,
-      waitForOutput: () => (pending ? gate : Promise.resolve()),
-    });
-    opened.push(index);
+    const waitForOutput = () => (pending ? gate : Promise.resolve());
+    const { index } = open({ waitForOutput });
     let listed = false;
     const listing = index.listing().then(() => (listed = true));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -189,8 +187,7 @@ describe('workspace index: the first search, before the listing is complete', fu
     await listing;
     assert.ok(await index.fresh());
     // The listing was complete before this request: reading starts after the reply, once it is written out.
-    const second = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: 100_000, maxFiles: 10_000, maxBytes: 1e8, waitForOutput: () => (pending ? gate : Promise.resolve()) });
-    opened.push(second);
+    const { index: second } = open({ waitForOutput });
     assert.ok(await second.fresh());
     pending = true; // the reply to that request is being written
     gate = new Promise<void>((resolve) => (release = resolve));
@@ -208,19 +205,7 @@ describe('workspace index: the first search, before the listing is complete', fu
   it('lets a request have the listing while replies are still being written, and does not report texts read before they are', async () => {
     let release = () => {};
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const logged: string[] = [];
-    const index = new WorkspaceIndex({
-      root,
-      excludePatterns: FILE_EXCLUDES,
-      showHiddenFiles: false,
-      fileExtension: '.md',
-      maxFileSize: 100_000,
-      maxFiles: 10_000,
-      maxBytes: 1e8,
-      waitForOutput: () => gate,
-      log: (_level, message) => logged.push(message),
-    });
-    opened.push(index);
+    const { index, logged } = open({ waitForOutput: () => gate });
     index.prepareTexts();
     void index.listing(); // the background crawl, stuck after its first folder while the output is busy
     await new Promise((resolve) => setTimeout(resolve, 100));
