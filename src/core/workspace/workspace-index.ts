@@ -66,7 +66,7 @@ export class WorkspaceIndex {
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
   private unreliable: string | undefined;
   private readonly setListeners = new Set<() => void>();
-  /** Work the crawl waits for (a walk search, a listing scan): both at once on two cores made each slower. */
+  /** Work the crawl waits for (a walk search): both at once on two cores made each slower. */
   private holds = 0;
   /** Set once a caller needs the listing itself: the crawl then never waits. */
   private listingWanted = false;
