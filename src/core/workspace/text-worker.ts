@@ -326,7 +326,7 @@ interface PendingSearch {
 }
 
 /** What a shard searches: a given list of files, or the files its walk of the workspace finds. */
-type SearchTarget = { files: readonly string[] } | { rules: WalkRules };
+type SearchTarget = { files: readonly string[]; query: CompiledQuery } | { rules: WalkRules; query?: CompiledQuery };
 
 /**
  * The main thread's side of one worker. `sync` names the files whose texts to keep; `search` runs one search at a
@@ -386,12 +386,12 @@ class TextShard {
    * that stops the search with an error (user regular expressions); `signal` cancels it.
    */
   search(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
-    return this.enqueue({ files }, query, limit, budgetMs, signal);
+    return this.enqueue({ files, query }, limit, budgetMs, signal);
   }
 
   /** Lists the workspace in the worker by `rules`, then searches those files (see search()) when given a query. */
   walkSearch(rules: WalkRules, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
-    return this.enqueue({ rules }, query, limit, budgetMs, signal);
+    return this.enqueue({ rules, query }, limit, budgetMs, signal);
   }
 
   close(): void {
@@ -400,13 +400,13 @@ class TextShard {
     for (const w of this.cachedWaiters.splice(0)) w.resolve(this.stats);
   }
 
-  private enqueue(target: SearchTarget, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
-    const job = this.queue.then(() => this.searchNow(target, query, limit, budgetMs, signal));
+  private enqueue(target: SearchTarget, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+    const job = this.queue.then(() => this.searchNow(target, limit, budgetMs, signal));
     this.queue = job.catch(() => undefined);
     return job;
   }
 
-  private searchNow(target: SearchTarget, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+  private searchNow(target: SearchTarget, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     if (this.closed) return Promise.reject(new NotesError('INTERNAL', 'The search was stopped: the workspace index was closed.'));
     if (signal?.aborted) return Promise.reject(cancelled());
     const shared = new SharedArrayBuffer(16);
@@ -473,9 +473,9 @@ class TextShard {
       this.updateRef();
       try {
         const message: ToWorker =
-          files && query
-            ? { type: 'search', id, listId: this.listId, list: sendList ? files : undefined, query, limit, shared }
-            : { type: 'walk', id, rules: (target as { rules: WalkRules }).rules, query, limit, shared };
+          'rules' in target
+            ? { type: 'walk', id, rules: target.rules, query: target.query, limit, shared }
+            : { type: 'search', id, listId: this.listId, list: sendList ? target.files : undefined, query: target.query, limit, shared };
         worker.postMessage(message);
       } catch (err) {
         this.pending.get(id)?.reject(new NotesError('INTERNAL', `The search could not reach its worker thread: ${(err as Error).message}`));
@@ -632,16 +632,12 @@ export class TextWorker {
    * that stops the search with an error (user regular expressions); `signal` cancels it.
    */
   search(files: readonly string[], query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WorkerSearch> {
-    const job = this.queue.then(() => this.searchNow(files, query, limit, budgetMs, signal));
-    this.queue = job.catch(() => undefined);
-    return job;
+    return this.inTurn(() => this.searchNow(files, query, limit, budgetMs, signal));
   }
 
   /** Lists the workspace by `rules` in the first worker: the files a search reads, sorted. */
   async walkList(rules: WalkRules, signal?: AbortSignal): Promise<readonly string[]> {
-    const job = this.queue.then(() => this.shards[0].walkSearch(rules, undefined, 0, undefined, signal));
-    this.queue = job.catch(() => undefined);
-    return (await job).files;
+    return (await this.inTurn(() => this.shards[0].walkSearch(rules, undefined, 0, undefined, signal))).files;
   }
 
   /**
@@ -649,9 +645,14 @@ export class TextWorker {
    * listing: how a search is answered before the index has its list. Keeps no text it would not keep anyway.
    */
   walkSearch(rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
-    const job = this.queue.then(() => this.shards[0].walkSearch(rules, query, limit, budgetMs, signal));
-    this.queue = job.catch(() => undefined);
-    return job;
+    return this.inTurn(() => this.shards[0].walkSearch(rules, query, limit, budgetMs, signal));
+  }
+
+  /** Runs `job` after every search asked for before it (one at a time, in order). */
+  private inTurn<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(job);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** Starts the workers now (they take tens of milliseconds to boot), before there is anything to read. */
