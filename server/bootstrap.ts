@@ -1,10 +1,15 @@
 // dist/server.js: loads the server bundle (dist/server-core.js) through a V8 code cache, so later starts skip
-// compiling two megabytes of JavaScript. Any cache problem falls back to a plain require.
+// compiling two megabytes of JavaScript. Any cache problem falls back to a plain require. Meanwhile the first text
+// worker thread boots on another core (see worker-boot.ts).
 import fs from 'node:fs';
 import Module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
+import { prestartTextWorker } from '../src/core/workspace/worker-boot';
+
+const argv = process.argv.slice(2);
+if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker();
 
 const CORE = path.join(__dirname, 'server-core.js');
 /** Set the moment the bundle starts running: from then on a failure is the server's own, never retried. */

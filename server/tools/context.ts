@@ -8,7 +8,8 @@ import { listWorkspaceFiles } from '../../src/core/workspace/listing';
 import { PathGuard } from '../../src/core/workspace/path-guard';
 import { IndexedSearch } from '../../src/core/workspace/index-search';
 import { ScanSearch, type SearchBackend } from '../../src/core/workspace/search';
-import { DEFAULT_INDEX_BYTES, WorkspaceIndex } from '../../src/core/workspace/workspace-index';
+import { WorkspaceIndex } from '../../src/core/workspace/workspace-index';
+import { discardPrestartedWorker, indexBytes } from '../../src/core/workspace/worker-boot';
 import { EditorBridgeClient } from '../editor-bridge-client';
 
 /** Longer than any operation may run (30 s timeout), so that a replaced index is never disposed under one. */
@@ -81,7 +82,6 @@ export class NotesContext {
       const { files, security, performance } = this.config;
       if (!files.watchForChanges) return undefined;
       const guard = await this.guard();
-      const mb = Number(this.deps.env?.NOTESAPP_INDEX_MB ?? process.env.NOTESAPP_INDEX_MB);
       return new WorkspaceIndex({
         root: guard.realRoot,
         excludePatterns: files.excludePatterns,
@@ -89,7 +89,7 @@ export class NotesContext {
         fileExtension: files.fileExtension,
         maxFileSize: security.maxFileSize,
         maxFiles: performance.cacheSize,
-        maxBytes: Number.isFinite(mb) && mb >= 0 ? mb * 1024 * 1024 : DEFAULT_INDEX_BYTES,
+        maxBytes: indexBytes(this.deps.env ?? process.env),
         log: this.deps.log,
         waitForOutput: this.deps.waitForOutput,
       });
@@ -99,10 +99,12 @@ export class NotesContext {
 
   /**
    * While the handshake is going on: boot the text worker threads when texts will be indexed, so that they are
-   * ready when the listing starts. Their start-up runs on other cores; this thread only creates them.
+   * ready when the listing starts. Their start-up runs on other cores; this thread only creates them. The first
+   * may be the one the loader booted already; when texts are not indexed, that one is stopped.
    */
   prepareBackgroundWork(): void {
-    if (this.config.search.indexOnStartup) void this.workspaceIndex().then((index) => index?.prepareTexts());
+    if (!this.config.search.indexOnStartup) return discardPrestartedWorker();
+    void this.workspaceIndex().then((index) => (index ? index.prepareTexts() : discardPrestartedWorker()));
   }
 
   /** After the initialize handshake: list and watch the workspace, and cache note texts if search.indexOnStartup. */

@@ -3,14 +3,14 @@
 import type fsModule from 'node:fs';
 import type pathModule from 'node:path';
 import type threadsModule from 'node:worker_threads';
-import os from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
+import { bootWorker, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits } from './worker-boot';
 
 export interface TextWorkerOptions {
-  /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4. */
+  /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4 (shardCount). */
   shards?: number;
   /** Real path of the workspace root; files are workspace-relative POSIX paths. */
   root: string;
@@ -62,13 +62,6 @@ export interface CacheStats {
 
 /** Unexpected worker failures after which a shard stops keeping texts. */
 const MAX_CRASHES = 3;
-/** Worker heap besides the texts kept and the room for the largest file. */
-const WORKER_HEAP_MB = 48;
-/**
- * The worker's young generation. Texts read for one search die young; with V8's default for workers the young
- * generation grew to hold them and stayed that size: 40 MiB more peak RSS with 50k notes, and no search faster.
- */
-const WORKER_YOUNG_MB = 16;
 
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
@@ -82,7 +75,7 @@ type FromWorker =
 
 /**
  * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines),
- * `globs` (globMatcher) and the modules passed in, so it must not refer to anything outside itself.
+ * `globs` (globMatcher), the modules and its settings passed in, so it must not refer to anything outside itself.
  *
  * It keeps the texts of the files the last `sync` named (in that order, while the budget lasts), reading them in
  * slices so that a search is served between two slices. A search takes each text from memory or, when it is not
@@ -97,9 +90,9 @@ function textWorkerMain(
   fs: typeof fsModule,
   path: typeof pathModule,
   threads: typeof threadsModule,
+  setup: WorkerSetup,
 ): void {
   const port = threads.parentPort as threadsModule.MessagePort;
-  const setup = threads.workerData as TextWorkerOptions;
   const texts = new Map<string, string>();
   /** What each kept text counts against the budget. */
   const costs = new Map<string, number>();
@@ -311,11 +304,16 @@ function textWorkerMain(
   port.on('message', handle);
 }
 
-/** What the worker runs. Built on first use: matchLines lives in another module. */
+/** The settings a worker's program is given. */
+type WorkerSetup = Pick<TextWorkerOptions, 'root' | 'maxFileSize' | 'maxFiles' | 'maxBytes'>;
+
+let programSource: string | undefined;
+/** What the worker runs (with `require` and `setup` in scope; see runProgram). Built on first use. */
 function workerSource(): string {
   // Some TypeScript runners wrap inner functions in __name(...) to keep their names.
-  return `const __name = (fn) => fn;
-(${textWorkerMain.toString()})((${matchLines.toString()}), (${globMatcher.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'));`;
+  programSource ??= `const __name = (fn) => fn;
+(${textWorkerMain.toString()})((${matchLines.toString()}), (${globMatcher.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
+  return programSource;
 }
 
 interface PendingSearch {
@@ -500,12 +498,9 @@ class TextShard {
   private live(): Worker {
     if (this.worker) return this.worker;
     const o = this.options;
-    const heapMb = WORKER_HEAP_MB + Math.ceil(o.maxBytes / 1048576) + Math.ceil((3 * o.maxFileSize) / 1048576);
-    const worker = new Worker(workerSource(), {
-      eval: true,
-      workerData: { root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes },
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
-    });
+    const limits = workerLimits(o.maxBytes, o.maxFileSize);
+    // The loader's worker when it booted with these limits (the first shard's, under the default settings).
+    const worker = takePrestartedWorker(limits) ?? bootWorker(limits);
     // A stopped worker's last messages are ignored: its replacement answers from now on.
     worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
@@ -523,6 +518,8 @@ class TextShard {
     this.worker = worker;
     // After the listeners: adding a 'message' listener refs the worker again.
     this.updateRef();
+    const setup: WorkerSetup = { root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes };
+    runProgram(worker, workerSource(), setup);
     // A new worker (the first, or one replacing a stopped one) keeps the same files; every search list is new to it.
     this.sentList = undefined;
     if (this.lastFiles) worker.postMessage({ type: 'sync', generation: ++this.generation, files: this.lastFiles, touched: [] } satisfies ToWorker);
@@ -595,10 +592,8 @@ export class TextWorker {
   private split: { list: readonly string[]; parts: Array<{ files: string[]; index: number[] }> } | undefined;
 
   constructor(options: TextWorkerOptions) {
-    const n = Math.max(1, Math.min(4, options.shards ?? defaultShards()));
-    // Shares of the budget that add up to it exactly.
-    const share = (total: number, i: number) => Math.floor(total / n) + (i < total % n ? 1 : 0);
-    this.shards = Array.from({ length: n }, (_, i) => new TextShard({ ...options, maxFiles: share(options.maxFiles, i), maxBytes: share(options.maxBytes, i) }));
+    const n = shardCount(options.shards);
+    this.shards = Array.from({ length: n }, (_, i) => new TextShard({ ...options, maxFiles: shareOf(options.maxFiles, n, i), maxBytes: shareOf(options.maxBytes, n, i) }));
   }
 
   /** How many worker threads share the files. */
@@ -718,14 +713,6 @@ export class TextWorker {
     }
     return shard;
   }
-}
-
-/**
- * One core stays with the protocol thread: on two cores a second worker slowed the first listing (three threads
- * crawling and reading at once) more than it sped up searches.
- */
-function defaultShards(): number {
-  return (os.availableParallelism?.() ?? os.cpus().length) - 1;
 }
 
 function sumStats(all: CacheStats[]): CacheStats {

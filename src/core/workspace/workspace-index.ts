@@ -34,8 +34,6 @@ export interface IndexOptions extends ListOptions {
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
 }
 
-/** Default memory budget for cached note text (all of a 10 000-note workspace); NOTESAPP_INDEX_MB overrides it. */
-export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
 const SLICE_MS = 8;
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */

@@ -1,0 +1,126 @@
+// How text worker threads start. Each one first runs a small program that waits for its real one (sent as its
+// first message), so that a worker can boot before the server's code is even loaded: the loader (dist/server.js)
+// starts one for the default settings, and the index takes it over once the settings are known. Booting a worker
+// takes tens of milliseconds; done while the server loads, the first search does not wait for it.
+//
+// This module is small on purpose: the loader bundles it, and must stay quick to load.
+import os from 'node:os';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
+
+/** Worker heap besides the texts kept and the room for the largest file. */
+const WORKER_HEAP_MB = 48;
+/**
+ * The worker's young generation. Texts read for one search die young; with V8's default for workers the young
+ * generation grew to hold them and stayed that size: 40 MiB more peak RSS with 50k notes, and no search faster.
+ */
+const WORKER_YOUNG_MB = 16;
+/** Default memory budget for cached note text (all of a 10 000-note workspace); NOTESAPP_INDEX_MB overrides it. */
+export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
+/** security.maxFileSize's default (the configuration schema's; a unit test holds the two equal). */
+export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
+
+/** The program every text worker runs first: it waits for `{ source, setup }` and runs `source` with `setup`. */
+const PRELUDE = `require('node:worker_threads').parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
+
+/** The text memory budget: NOTESAPP_INDEX_MB (mebibytes, 0 or more) when set, else the default. */
+export function indexBytes(env: NodeJS.ProcessEnv): number {
+  const mb = Number(env.NOTESAPP_INDEX_MB);
+  return env.NOTESAPP_INDEX_MB !== undefined && env.NOTESAPP_INDEX_MB !== '' && Number.isFinite(mb) && mb >= 0 ? mb * 1024 * 1024 : DEFAULT_INDEX_BYTES;
+}
+
+/**
+ * Worker threads sharing the texts when not set: one per core but the protocol thread's, at least 1, at most 4. On
+ * two cores a second worker slowed the first listing (three threads crawling and reading at once) more than it
+ * sped up searches.
+ */
+export function shardCount(shards?: number): number {
+  return Math.max(1, Math.min(4, shards ?? (os.availableParallelism?.() ?? os.cpus().length) - 1));
+}
+
+/** Worker i's share of `total` among n workers; the shares add up to it exactly. */
+export function shareOf(total: number, n: number, i: number): number {
+  return Math.floor(total / n) + (i < total % n ? 1 : 0);
+}
+
+/** The heap limits of a worker keeping at most `maxBytes` of text and reading files of up to `maxFileSize` bytes. */
+export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLimits {
+  return {
+    maxOldGenerationSizeMb: WORKER_HEAP_MB + Math.ceil(maxBytes / 1048576) + Math.ceil((3 * maxFileSize) / 1048576),
+    maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+  };
+}
+
+/** Starts a worker that waits for its program (see runProgram). */
+export function bootWorker(limits: ResourceLimits): Worker {
+  return new Worker(PRELUDE, { eval: true, resourceLimits: limits });
+}
+
+/** Gives a booted worker its program: `source` runs with `require` and `setup` in scope. */
+export function runProgram(worker: Worker, source: string, setup: unknown): void {
+  worker.postMessage({ source, setup });
+}
+
+interface Prestarted {
+  worker: Worker;
+  limits: ResourceLimits;
+  /** Its listeners while it waits, removed when it is taken. */
+  onError: () => void;
+  onExit: () => void;
+}
+
+// The loader and the server are separate bundles, each with its own copy of this module: the slot is global.
+const SLOT = Symbol.for('notesapp.prestartedTextWorker');
+const slots = globalThis as unknown as Record<symbol, Prestarted | undefined>;
+
+/**
+ * Boots the first text worker now, with the limits the index will ask for under the default settings
+ * (security.maxFileSize, NOTESAPP_INDEX_MB, cores). It keeps nothing alive, and goes if it fails or is not taken.
+ * Returns it (undefined when one is waiting already or it could not start: the index then starts its own).
+ */
+export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env): Worker | undefined {
+  if (slots[SLOT]) return undefined;
+  const n = shardCount();
+  const limits = workerLimits(shareOf(indexBytes(env), n, 0), DEFAULT_MAX_FILE_SIZE);
+  let worker: Worker;
+  try {
+    worker = bootWorker(limits);
+  } catch {
+    return undefined;
+  }
+  worker.unref();
+  // Until taken: a failure only empties the slot (an 'error' without a listener would end the process).
+  const onError = () => undefined;
+  const onExit = () => {
+    if (slots[SLOT]?.worker === worker) slots[SLOT] = undefined;
+  };
+  worker.on('error', onError);
+  worker.on('exit', onExit);
+  slots[SLOT] = { worker, limits, onError, onExit };
+  return worker;
+}
+
+/**
+ * The prestarted worker when it was booted with exactly `limits` (it is then the caller's, with no listeners);
+ * undefined otherwise, and a worker booted with other limits is stopped.
+ */
+export function takePrestartedWorker(limits: ResourceLimits): Worker | undefined {
+  const p = release();
+  // threadId is -1 once the thread has ended, even before its 'exit' event.
+  if (!p || p.worker.threadId < 0) return undefined;
+  const keys = new Set([...Object.keys(limits), ...Object.keys(p.limits)] as Array<keyof ResourceLimits>);
+  if ([...keys].every((k) => limits[k] === p.limits[k])) return p.worker;
+  void p.worker.terminate();
+  return undefined;
+}
+
+/** Stops the prestarted worker if nobody took it (texts are not indexed with these settings). */
+export function discardPrestartedWorker(): void {
+  void release()?.worker.terminate();
+}
+
+function release(): Prestarted | undefined {
+  const p = slots[SLOT];
+  slots[SLOT] = undefined;
+  p?.worker.off('error', p.onError).off('exit', p.onExit);
+  return p;
+}
