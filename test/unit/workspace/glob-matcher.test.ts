@@ -28,6 +28,19 @@ const PATTERNS = [
   'notes/[draft].md',
   // Matches itself only by picomatch's equality test: its expression reads the parentheses as a group.
   'notes/a(b).md',
+  // Plain globs (a path lacking their longest run skips the expression), and globs near them that are not plain.
+  'node_modules/**',
+  '**/node_modules',
+  './drafts/**',
+  './a.md',
+  './b',
+  '**/../b.md',
+  'x/**/n.md',
+  '**/notes-*/**',
+  '"quoted".md',
+  'a|b.md',
+  'a$b.md',
+  '~/x.md',
 ];
 
 const PATHS = [
@@ -39,7 +52,8 @@ const PATHS = [
   'other.md', 'x/a/n.md', 'x/b/n.md', 'x/c/n.md', 'a/b/n.md', 'xz.md', 'q/xyz.md', 'q/xxz.md', 'notes/secret.md',
   'notes/deep/er/secret-2.md', 'notes/public.md', 'Ünïcode/é.md', 'Unicode/e.md', 'a b/c d.md', 'a b/c  d.md',
   '.hidden', '.hidden/x.md', 'x/.hidden', 'a/../b.md', './a.md', 'a//b.md', 'a/./b.md', '**', '*.tmp', 'drafts/**',
-  'notes/[draft].md', 'notes/d.md', 'notes/x.md', 'notes/a(b).md', 'notes/ab.md',
+  'notes/[draft].md', 'notes/d.md', 'notes/x.md', 'notes/a(b).md', 'notes/ab.md', 'quoted.md', '"quoted".md',
+  'a|b.md', 'a.md', 'b.md', 'a$b.md', '~/x.md', 'x.md', 'notes-1/a.md', 'notes-/b', 'x/n.md', 'x/y/z/n.md', '../b.md', 'b', 'x/b',
 ];
 
 describe('exclude globs', () => {
