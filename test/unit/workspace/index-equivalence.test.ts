@@ -15,7 +15,7 @@ const SEARCH_EXCLUDES = ['archive/**', '**/*.log'];
 const MAX_FILE_SIZE = 60_000;
 
 // U+FFFD is what invalid UTF-8 decodes to (and what a lone surrogate encodes to), so a byte search cannot find it.
-const LITERALS = ['customer feedback', 'kyoto', 'Note 00012', '[[', 'a', '---', 'TODO', 'straße', '.', '(', 'café', 'Tomás', 'x] ', 'deadline', 'changed by', '\uFFFD', 'before \uFFFD', '\uD800', '😀 emoji'];
+const LITERALS = ['customer feedback', 'kyoto', 'Note 00012', '[[', 'a', '---', 'TODO', 'straße', '.', '(', 'café', 'Tomás', 'x] ', 'deadline', 'changed by', '\uFFFD', 'before \uFFFD', '\uD800', '😀 emoji', 'mississippi', 'priya tomás', 'KYOTO OFFICE'];
 const REGEXES = [
   '\\b(TODO|FIXME)\\b.*deadline',
   '^## ',
@@ -80,6 +80,8 @@ describe('workspace index: same answers as the disk scan', function () {
       'crlf.md': 'kyoto line one\r\nsecond TODO deadline\r\n\r\nlast kyoto\r\n',
       'long.md': `${'word '.repeat(1200)}customer feedback${' tail'.repeat(900)}\nkyoto`,
       'unicode.md': 'Straße ÉCOLE café Tomás\nSTRASSE straße\n',
+      // Case folding that crosses into ASCII: the Kelvin sign is k, the long s is s.
+      'folding.md': 'the \u212Ayoto office\nMi\u017F\u017Fi\u017F\u017Fippi river\nPRIYA TOMÁS, priya tomás\n',
       'big.md': `${'kyoto '.repeat(12_000)}\n`, // over MAX_FILE_SIZE: neither side searches it
       '.hidden/secret.md': 'kyoto in a hidden folder\n',
       'node_modules/pkg/readme.md': 'kyoto in node_modules\n',
