@@ -51,12 +51,13 @@ export function compileGlobs(patterns: readonly string[]): CompiledGlob[] {
  *
  * A glob of letters, digits, spaces, `.`, `_`, `-`, slashes and stars (most exclude globs, like the node_modules
  * one) matches only paths that contain each of its runs between slashes and stars: a path without the longest run
- * skips the expression, and most paths fail that cheap test. A glob starting with `./` (which picomatch drops) and
- * runs of dots alone are left out of this.
+ * skips the expression, and most paths fail that cheap test. Left out of this: globs starting with `./` (which
+ * picomatch drops), runs of dots alone, and globs holding `***` (picomatch's expression for those leaves a dot
+ * after a letter unescaped, so it matches any character there).
  */
 export function globMatcher(globs: readonly CompiledGlob[]): (path: string) => boolean {
   const tests = globs.map((g) => {
-    const plain = /^[\p{L}\p{N} ._\-/*]+$/u.test(g.glob) && !g.glob.startsWith('./');
+    const plain = /^[\p{L}\p{N} ._\-/*]+$/u.test(g.glob) && !g.glob.startsWith('./') && !g.glob.includes('***');
     let required = '';
     if (plain) for (const run of g.glob.split(/[*/]+/)) if (run.length > required.length && !/^\.+$/.test(run)) required = run;
     return { glob: g.glob, re: new RegExp(g.source, g.flags), required };

@@ -105,10 +105,9 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env): Worker
  */
 export function takePrestartedWorker(limits: ResourceLimits): Worker | undefined {
   const p = release();
-  // threadId is -1 once the thread has ended, even before its 'exit' event.
-  if (!p || p.worker.threadId < 0) return undefined;
-  const keys = new Set([...Object.keys(limits), ...Object.keys(p.limits)] as Array<keyof ResourceLimits>);
-  if ([...keys].every((k) => limits[k] === p.limits[k])) return p.worker;
+  if (!p) return undefined;
+  const same = limits.maxOldGenerationSizeMb === p.limits.maxOldGenerationSizeMb && limits.maxYoungGenerationSizeMb === p.limits.maxYoungGenerationSizeMb;
+  if (same) return p.worker;
   void p.worker.terminate();
   return undefined;
 }

@@ -41,6 +41,9 @@ const PATTERNS = [
   'a|b.md',
   'a$b.md',
   '~/x.md',
+  // picomatch's expression for a glob with three stars leaves a dot unescaped: it matches any character.
+  '***/a.b.md',
+  '***a.',
 ];
 
 const PATHS = [
@@ -54,6 +57,7 @@ const PATHS = [
   '.hidden', '.hidden/x.md', 'x/.hidden', 'a/../b.md', './a.md', 'a//b.md', 'a/./b.md', '**', '*.tmp', 'drafts/**',
   'notes/[draft].md', 'notes/d.md', 'notes/x.md', 'notes/a(b).md', 'notes/ab.md', 'quoted.md', '"quoted".md',
   'a|b.md', 'a.md', 'b.md', 'a$b.md', '~/x.md', 'x.md', 'notes-1/a.md', 'notes-/b', 'x/n.md', 'x/y/z/n.md', '../b.md', 'b', 'x/b',
+  'x/aXb.md', 'x/a.b.md', 'aa',
 ];
 
 describe('exclude globs', () => {
