@@ -89,7 +89,7 @@ export class NotesContext {
         fileExtension: files.fileExtension,
         maxFileSize: security.maxFileSize,
         maxFiles: performance.cacheSize,
-        maxBytes: indexBytes(this.deps.env ?? process.env),
+        maxBytes: indexBytes({ NOTESAPP_INDEX_MB: this.deps.env?.NOTESAPP_INDEX_MB ?? process.env.NOTESAPP_INDEX_MB }),
         log: this.deps.log,
         waitForOutput: this.deps.waitForOutput,
       });
