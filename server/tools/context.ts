@@ -3,11 +3,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import path from 'node:path';
 import type { NotesConfig } from '../../src/core/config/schema';
 import { FileAccess } from '../../src/core/workspace/file-access';
-import { isNoteFile } from '../../src/core/workspace/file-types';
+import { LinkResolver } from '../../src/core/notes/links';
+import { isNoteFile, noteExtensions } from '../../src/core/workspace/file-types';
 import { listWorkspaceFiles } from '../../src/core/workspace/listing';
 import { PathGuard } from '../../src/core/workspace/path-guard';
 import { IndexedSearch } from '../../src/core/workspace/index-search';
 import { ScanSearch, type SearchBackend } from '../../src/core/workspace/search';
+import { statNotes, type NoteStat } from '../../src/core/workspace/stats';
 import { WorkspaceIndex } from '../../src/core/workspace/workspace-index';
 import { discardPrestartedWorker, indexBytes } from '../../src/core/workspace/worker-boot';
 import { EditorBridgeClient } from '../editor-bridge-client';
@@ -40,6 +42,7 @@ export class NotesContext {
   private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
   private indexedSearch: IndexedSearch | undefined;
   private scan: { settings: string; search: ScanSearch } | undefined;
+  private resolver: { index: WorkspaceIndex; key: string; resolver: LinkResolver } | undefined;
   /** The file access of the current settings; rebuilt only when they change (it compiles the exclude globs). */
   private fileAccess: { settings: string; access: FileAccess } | undefined;
 
@@ -125,6 +128,28 @@ export class NotesContext {
   private async scanFiles(): Promise<string[]> {
     const guard = await this.guard();
     return listWorkspaceFiles(guard.realRoot, { excludePatterns: this.config.files.excludePatterns, showHiddenFiles: this.config.files.showHiddenFiles });
+  }
+
+  /**
+   * Resolves links against every listed file. Built once per version of the index's listing (building it over 50 000
+   * files takes tens of milliseconds); without a trusted index, built from a fresh listing each time.
+   */
+  async linkResolver(): Promise<LinkResolver> {
+    const index = await this.workspaceIndex();
+    const extensions = noteExtensions(this.config.files.fileExtension);
+    if (!index || !(await index.fresh())) return new LinkResolver(await this.listFiles(), extensions);
+    const key = `${index.version}\n${extensions.join('\n')}`;
+    if (this.resolver?.index !== index || this.resolver.key !== key) this.resolver = { index, key, resolver: new LinkResolver(index.listFiles(), extensions) };
+    return this.resolver.resolver;
+  }
+
+  /** Size and modification time of every note: from the index when it can be trusted, else from the disk. */
+  async noteStats(): Promise<readonly NoteStat[]> {
+    const index = await this.workspaceIndex();
+    const ext = this.config.files.fileExtension;
+    if (index && (await index.fresh())) return index.noteStats(index.listFiles().filter((f) => isNoteFile(f, ext)));
+    const guard = await this.guard();
+    return statNotes(guard.realRoot, await this.listNotes());
   }
 
   async listNotes(background = false): Promise<string[]> {

@@ -4,10 +4,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { NotesError, isNotesError } from '../../src/core/errors';
 import { updateFrontmatter } from '../../src/core/notes/frontmatter';
-import { LinkResolver } from '../../src/core/notes/links';
 import { noteMetadata, type NoteMetadata } from '../../src/core/notes/metadata';
 import { fileNameForTitle, renderTemplate } from '../../src/core/notes/templates';
-import { isNoteFile, noteExtensions } from '../../src/core/workspace/file-types';
+import { isNoteFile } from '../../src/core/workspace/file-types';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 import { noteMetadataShape } from './note-schemas';
@@ -18,7 +17,7 @@ export async function readNoteMetadata(ctx: NotesContext, userPath: string): Pro
   const files = await ctx.files();
   const { path: relative, text } = await files.readText(userPath);
   const { stat } = await files.stat(relative);
-  const resolver = new LinkResolver(await ctx.listFiles(), noteExtensions(ctx.config.files.fileExtension));
+  const resolver = await ctx.linkResolver();
   return { metadata: noteMetadata({ path: relative, text, stat, resolver }), text };
 }
 

@@ -12,8 +12,7 @@ export const workspaceInfoShape = {
 };
 
 export async function currentWorkspaceInfo(ctx: NotesContext) {
-  const guard = await ctx.guard();
-  return workspaceInfo(guard.realRoot, ctx.deps.workspaceRoot, await ctx.listNotes());
+  return workspaceInfo(ctx.deps.workspaceRoot, await ctx.noteStats());
 }
 
 export function registerWorkspaceTools(ctx: NotesContext): void {
@@ -43,9 +42,6 @@ export function registerWorkspaceTools(ctx: NotesContext): void {
         .describe(`Up to ${RECENT_FILES_COUNT} notes, newest first.`),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run: async () => {
-      const guard = await ctx.guard();
-      return { structured: await workspaceStats(guard.realRoot, await ctx.listNotes()) };
-    },
+    run: async () => ({ structured: workspaceStats(await ctx.noteStats()) }),
   });
 }

@@ -1,5 +1,5 @@
 // `npm run bench`: measures the server against references run on the same machine in the same run, and reports
-// medians and ratios. Options: --quick (fewer repetitions, smaller corpora), --only=a,b (sections: startup, search, list, throughput, memory, activation), --readme
+// medians and ratios. Options: --quick (fewer repetitions, smaller corpora), --only=a,b (sections: startup, search, list, tools, throughput, memory, activation), --readme
 // (write the table into README.md). Results go to bench-results/latest.json.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -268,6 +268,64 @@ async function benchList() {
   row('list', `floor: one Node thread listing and watching the ${corpus.notes} files`, floor, median(crawl), 'fdir crawl', '');
 }
 
+/**
+ * What a server without kept sizes does for each workspace-statistics call, at the least: list the workspace and
+ * stat every note, in one Node thread (measured inside a separate process after its start-up).
+ */
+function statFloor(dir) {
+  const script = `
+    const fs = require('node:fs');
+    const t = performance.now();
+    const queue = [${JSON.stringify(dir)}];
+    let total = 0;
+    while (queue.length) {
+      const d = queue.pop();
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = d + '/' + e.name;
+        if (e.isDirectory()) queue.push(p);
+        else if (e.name.endsWith('.md')) total += fs.statSync(p).size;
+      }
+    }
+    process.stdout.write(String(performance.now() - t));
+    process.exit(0);`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`stat floor script failed: ${r.stderr}`);
+  return Number(r.stdout);
+}
+
+// 3b. the workspace tools on the large corpus: statistics (sizes and times of every note) and note metadata (links
+// resolved against every file)
+async function benchTools() {
+  const corpus = ensureCorpus(SIZES.list);
+  const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => statFloor(corpus.dir)));
+  const firsts = [];
+  let client;
+  for (let i = 0; i < Math.min(REPS, 3); i++) {
+    await client?.close();
+    ({ client } = await connect(corpus.dir));
+    firsts.push((await timed(() => client.callTool({ name: 'get_workspace_stats', arguments: {} }))).ms);
+  }
+  const warm = async (name, args) => {
+    await client.callTool({ name, arguments: args });
+    const times = [];
+    for (let i = 0; i < REPS; i++) times.push((await timed(() => client.callTool({ name, arguments: args }))).ms);
+    return median(times);
+  };
+  const statsWarm = await warm('get_workspace_stats', {});
+  const infoWarm = await warm('get_workspace_info', {});
+  const stats = structured(await client.callTool({ name: 'get_workspace_stats', arguments: {} }));
+  const note = stats.recentFiles[0].path;
+  const metadataWarm = await warm('get_note_metadata', { path: note });
+  const readWarm = await warm('read_file', { path: note });
+  await client.close();
+  results.sections.tools = { notes: stats.totalNotes, statFloorMs: floor, statsFirstMs: median(firsts), statsWarmMs: statsWarm, infoWarmMs: infoWarm, metadataWarmMs: metadataWarm, readFileWarmMs: readWarm };
+  const ref = `one Node thread listing and stat-ing the ${stats.totalNotes} notes`;
+  row('tools', `get_workspace_stats, first call (${stats.totalNotes} notes)`, median(firsts), floor, ref, '');
+  row('tools', 'get_workspace_stats, warm', statsWarm, floor, ref, '');
+  row('tools', 'get_workspace_info, warm', infoWarm, floor, ref, '');
+  row('tools', `get_note_metadata, warm (links resolved against ${corpus.notes} files)`, metadataWarm, readWarm, 'read_file of the same note', '');
+}
+
 // 4. tools/call throughput and latency
 async function benchThroughput() {
   const corpus = ensureCorpus(1000);
@@ -346,7 +404,7 @@ async function benchActivation() {
   rows.push({ section: 'activation', what: `extension activate() inside the extension host: ${ms(median(samples))} (median of ${samples.length} host starts)` });
 }
 
-const sections = { startup: benchStartup, search: benchSearch, list: benchList, throughput: benchThroughput, memory: benchMemory, activation: benchActivation };
+const sections = { startup: benchStartup, search: benchSearch, list: benchList, tools: benchTools, throughput: benchThroughput, memory: benchMemory, activation: benchActivation };
 try {
   for (const [name, fn] of Object.entries(sections)) {
     if (!want(name)) continue;

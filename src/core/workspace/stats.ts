@@ -1,4 +1,4 @@
-// Workspace info and statistics records (spec 2.4) computed from the listing.
+// Workspace info and statistics records (spec 2.4), computed from the notes' sizes and modification times.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -28,13 +28,15 @@ export interface WorkspaceStats {
 
 export const RECENT_FILES_COUNT = 10;
 
-interface NoteStat {
+/** A note's size and modification time, as the index keeps them or as read from the disk. */
+export interface NoteStat {
   path: string;
   size: number;
   mtimeMs: number;
 }
 
-async function statNotes(root: string, notes: readonly string[]): Promise<NoteStat[]> {
+/** Stats `notes` on the disk (the fallback when the index cannot be trusted); notes gone meanwhile are left out. */
+export async function statNotes(root: string, notes: readonly string[]): Promise<NoteStat[]> {
   const out: NoteStat[] = [];
   // Bounded parallelism: fast on large workspaces without exhausting file handles.
   for (let i = 0; i < notes.length; i += 64) {
@@ -53,21 +55,34 @@ async function statNotes(root: string, notes: readonly string[]): Promise<NoteSt
   return out;
 }
 
-export async function workspaceInfo(root: string, displayPath: string, notes: readonly string[]): Promise<WorkspaceInfo> {
-  const stats = await statNotes(root, notes);
-  return { path: displayPath, name: path.basename(displayPath), noteCount: stats.length, size: stats.reduce((s, n) => s + n.size, 0) };
+export function workspaceInfo(displayPath: string, stats: readonly NoteStat[]): WorkspaceInfo {
+  let size = 0;
+  for (const n of stats) size += n.size;
+  return { path: displayPath, name: path.basename(displayPath), noteCount: stats.length, size };
 }
 
-export async function workspaceStats(root: string, notes: readonly string[]): Promise<WorkspaceStats> {
-  const stats = await statNotes(root, notes);
-  const notesByFolder: Record<string, number> = {};
+/** Newer first; equal times by path (localeCompare). */
+function newerFirst(a: NoteStat, b: NoteStat): number {
+  return b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path);
+}
+
+export function workspaceStats(stats: readonly NoteStat[]): WorkspaceStats {
+  // A Map, then own properties: a folder may be named "__proto__".
+  const byFolder = new Map<string, number>();
+  let totalSize = 0;
+  // The newest RECENT_FILES_COUNT, kept sorted while scanning: no sort of every note.
+  const recent: NoteStat[] = [];
   for (const n of stats) {
-    const folder = path.posix.dirname(n.path);
-    notesByFolder[folder] = (notesByFolder[folder] ?? 0) + 1;
+    totalSize += n.size;
+    const slash = n.path.lastIndexOf('/');
+    const folder = slash < 0 ? '.' : n.path.slice(0, slash);
+    byFolder.set(folder, (byFolder.get(folder) ?? 0) + 1);
+    if (recent.length === RECENT_FILES_COUNT && newerFirst(n, recent[recent.length - 1]) >= 0) continue;
+    let at = recent.length;
+    while (at > 0 && newerFirst(n, recent[at - 1]) < 0) at--;
+    recent.splice(at, 0, n);
+    if (recent.length > RECENT_FILES_COUNT) recent.pop();
   }
-  const recentFiles = [...stats]
-    .sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path))
-    .slice(0, RECENT_FILES_COUNT)
-    .map((n) => ({ path: n.path, modified: new Date(n.mtimeMs).toISOString(), size: n.size }));
-  return { totalNotes: stats.length, totalSize: stats.reduce((s, n) => s + n.size, 0), notesByFolder, recentFiles };
+  const recentFiles = recent.map((n) => ({ path: n.path, modified: new Date(n.mtimeMs).toISOString(), size: n.size }));
+  return { totalNotes: stats.length, totalSize, notesByFolder: Object.fromEntries(byFolder), recentFiles };
 }

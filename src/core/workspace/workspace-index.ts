@@ -6,6 +6,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { createPathFilter, type ListOptions, type PathFilter } from './listing';
 import { DEFAULT_REGEX_BUDGET_MS, searchWith, walkRules, walkWith, type SearchOutcome, type SearchQuery } from './search';
+import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
 
 export interface IndexOptions extends ListOptions {
@@ -53,6 +54,8 @@ export class WorkspaceIndex {
   /** The files whose texts may be kept (listed text files), derived again when the list changes. */
   private cacheable: { version: number; files: string[] } | undefined;
   private readonly watchers = new Map<string, fs.FSWatcher>();
+  /** Size and modification time of listed files, read on first need and forgotten when a watcher names them. */
+  private readonly fileStats = new Map<string, NoteStat>();
   /** Paths (files or folders) that watchers reported and that are not re-checked yet. */
   private readonly dirty = new Set<string>();
   private readonly filter: PathFilter;
@@ -234,6 +237,34 @@ export class WorkspaceIndex {
     return this.files;
   }
 
+  /**
+   * Size and modification time of `files` (listed files; call fresh() first): kept from an earlier call unless a
+   * watcher reported a change to the file or a folder above it since, else read from the disk (in slices, so that
+   * requests are served meanwhile). Files gone are left out.
+   */
+  async noteStats(files: readonly string[]): Promise<readonly NoteStat[]> {
+    const out: NoteStat[] = [];
+    const breathe = slicer();
+    for (const rel of files) {
+      let known = this.fileStats.get(rel);
+      if (!known) {
+        let stat: fs.Stats | undefined;
+        try {
+          stat = fs.statSync(this.absolute(rel), { throwIfNoEntry: false });
+        } catch {
+          stat = undefined; // unreadable: left out, as a file gone
+        }
+        if (!stat) continue;
+        known = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs };
+        // Set before any watcher event is handled (those wait for the next turn), so a later change drops it.
+        if (!this.disposed) this.fileStats.set(rel, known);
+        await breathe();
+      }
+      out.push(known);
+    }
+    return out;
+  }
+
   stats(): { files: number; cachedFiles: number; cachedBytes: number; watchedFolders: number } {
     const { cachedFiles, cachedBytes } = this.texts?.cacheStats() ?? { cachedFiles: 0, cachedBytes: 0 };
     return { files: this.files.length, cachedFiles, cachedBytes, watchedFolders: this.watchers.size };
@@ -248,6 +279,7 @@ export class WorkspaceIndex {
     this.watchers.clear();
     this.texts?.close();
     this.files = [];
+    this.fileStats.clear();
   }
 
   private textWorker(): TextWorker {
@@ -319,7 +351,9 @@ export class WorkspaceIndex {
       const watchFolder = this.options.watchFolder ?? fs.watch;
       const watcher = watchFolder(this.absolute(rel), { persistent: false }, (_event, name) => {
         // No name: something in the folder changed, re-check the whole folder.
-        this.dirty.add(name ? (rel ? `${rel}/${name}` : String(name)) : rel);
+        const changed = name ? (rel ? `${rel}/${name}` : String(name)) : rel;
+        this.dirty.add(changed);
+        this.fileStats.delete(changed);
         this.scheduleApply();
       });
       watcher.on('error', () => {
@@ -354,6 +388,8 @@ export class WorkspaceIndex {
     const before = this.version;
     /** Files whose text may have changed: the worker drops them and reads them again. */
     const touched: string[] = [];
+    /** Paths now a folder, gone or something else: whatever was known of the files under them is forgotten. */
+    const replaced: string[] = [];
     for (const rel of paths) {
       let stat: fs.Stats | undefined;
       try {
@@ -361,6 +397,8 @@ export class WorkspaceIndex {
       } catch {
         stat = undefined;
       }
+      this.fileStats.delete(rel);
+      if (!stat?.isFile()) replaced.push(rel);
       if (stat?.isFile()) {
         this.removeUnder(rel, true);
         if (this.isListed(rel)) {
@@ -385,10 +423,26 @@ export class WorkspaceIndex {
         this.removeUnder(rel, true);
       }
     }
+    this.forgetStatsUnder(replaced);
     // While reading waits for the first answers, no text is kept (nothing to drop), and a sync would make the
     // workers report every text read before any was.
     if (!this.readingDeferred) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
     if (this.version !== before) for (const l of this.setListeners) l();
+  }
+
+  /** Forgets the sizes and times of every file in or under `folders` (one pass over what is known). */
+  private forgetStatsUnder(folders: readonly string[]): void {
+    if (folders.length === 0 || this.fileStats.size === 0) return;
+    if (folders.includes('')) return this.fileStats.clear();
+    const under = new Set(folders);
+    for (const file of this.fileStats.keys()) {
+      for (let i = file.indexOf('/'); i >= 0; i = file.indexOf('/', i + 1)) {
+        if (under.has(file.slice(0, i))) {
+          this.fileStats.delete(file);
+          break;
+        }
+      }
+    }
   }
 
   private isListed(file: string): boolean {

@@ -64,6 +64,20 @@ describe('MCP note tools', () => {
     assert.equal(m.size, stat.size);
   });
 
+  it('get_note_metadata resolves links against the files of now, after other programs add or remove the target', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'linking.md'), 'See [[Later Note]] and [the plan](<projects/Project Plan.md>).\n');
+    const linkPaths = async () => (await callOk<{ links: Array<{ path: string | null }> }>(h.client, 'get_note_metadata', { path: 'linking.md' })).links.map((l) => l.path);
+    assert.deepEqual(await linkPaths(), [null, 'projects/Project Plan.md']);
+    fs.mkdirSync(path.join(h.workspace, 'later'));
+    fs.writeFileSync(path.join(h.workspace, 'later/Later Note.md'), '# Later\n');
+    assert.deepEqual(await linkPaths(), ['later/Later Note.md', 'projects/Project Plan.md']);
+    fs.renameSync(path.join(h.workspace, 'projects/Project Plan.md'), path.join(h.workspace, 'projects/Plan (old).md'));
+    fs.rmSync(path.join(h.workspace, 'later'), { recursive: true });
+    assert.deepEqual(await linkPaths(), [null, null]);
+    fs.renameSync(path.join(h.workspace, 'projects/Plan (old).md'), path.join(h.workspace, 'projects/Project Plan.md'));
+    assert.deepEqual(await linkPaths(), [null, 'projects/Project Plan.md']);
+  });
+
   it('get_note_metadata reports a missing note clearly', async () => {
     assert.match(await callError(h.client, 'get_note_metadata', { path: 'missing.md' }), /File not found: "missing.md"/);
   });

@@ -141,3 +141,90 @@ describe('MCP summarize_note with client sampling', () => {
     }
   });
 });
+
+/** Every note on disk now (markdown files outside hidden folders), with its size and modification time. */
+function notesOnDisk(workspace: string): Array<{ path: string; size: number; mtimeMs: number }> {
+  const out: Array<{ path: string; size: number; mtimeMs: number }> = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(workspace, rel), { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      const child = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(child);
+      else if (e.name.endsWith('.md')) {
+        const st = fs.statSync(path.join(workspace, child));
+        out.push({ path: child, size: st.size, mtimeMs: st.mtimeMs });
+      }
+    }
+  };
+  walk('');
+  return out;
+}
+
+type Stats = { totalNotes: number; totalSize: number; notesByFolder: Record<string, number>; recentFiles: Array<{ path: string; modified: string; size: number }> };
+
+for (const [label, config] of [
+  ['from the index', {}],
+  ['from the disk (files.watchForChanges: false)', { files: { watchForChanges: false } }],
+] as const) {
+  describe(`MCP workspace tools on a workspace other programs change, ${label}`, () => {
+    let h: Harness;
+    beforeEach(async () => {
+      h = await startServer({ config });
+    });
+    afterEach(async () => h?.close());
+
+    /** What the tools must answer, computed from the disk. */
+    const expected = () => {
+      const notes = notesOnDisk(h.workspace);
+      const byFolder: Record<string, number> = {};
+      for (const n of notes) {
+        const folder = n.path.includes('/') ? n.path.slice(0, n.path.lastIndexOf('/')) : '.';
+        byFolder[folder] = (byFolder[folder] ?? 0) + 1;
+      }
+      const newest = [...notes].sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path))[0];
+      return { count: notes.length, size: notes.reduce((s, n) => s + n.size, 0), byFolder, newest };
+    };
+
+    it('answers with the sizes, times and notes of now after edits, a deletion and a new folder', async () => {
+      await callOk(h.client, 'get_workspace_stats'); // the sizes and times are known from here on
+      await callOk(h.client, 'get_workspace_info');
+      fs.appendFileSync(path.join(h.workspace, 'ideas.md'), '\nA much longer idea, appended by another program.\n'.repeat(20));
+      const t = Date.now() / 1000 + 3600;
+      fs.utimesSync(path.join(h.workspace, 'journal/2024-03-02.md'), t, t);
+      fs.rmSync(path.join(h.workspace, 'archive/old-draft.md'));
+      fs.mkdirSync(path.join(h.workspace, 'later'));
+      fs.writeFileSync(path.join(h.workspace, 'later/new.md'), '# New\n');
+      const want = expected();
+      const stats = await callOk<Stats>(h.client, 'get_workspace_stats');
+      assert.equal(stats.totalNotes, want.count);
+      assert.equal(stats.totalSize, want.size);
+      assert.deepEqual(stats.notesByFolder, want.byFolder);
+      assert.equal(stats.notesByFolder.later, 1);
+      assert.equal(stats.notesByFolder.archive, undefined);
+      assert.deepEqual(stats.recentFiles[0], { path: 'journal/2024-03-02.md', modified: new Date(want.newest.mtimeMs).toISOString(), size: want.newest.size });
+      const info = await callOk<{ noteCount: number; size: number }>(h.client, 'get_workspace_info');
+      assert.equal(info.noteCount, want.count);
+      assert.equal(info.size, want.size);
+    });
+
+    it('answers with the files of a folder that replaced another of the same name', async () => {
+      fs.mkdirSync(path.join(h.workspace, 'swap'));
+      fs.writeFileSync(path.join(h.workspace, 'swap/a.md'), 'small');
+      const first = await callOk<Stats>(h.client, 'get_workspace_stats');
+      assert.equal(first.totalSize, expected().size);
+      // Another folder, holding a note of the same name but another size and time, takes its place.
+      fs.mkdirSync(path.join(h.workspace, 'staged'));
+      fs.writeFileSync(path.join(h.workspace, 'staged/a.md'), 'a much larger note than the one it replaces\n'.repeat(10));
+      const t = Date.now() / 1000 + 7200;
+      fs.utimesSync(path.join(h.workspace, 'staged/a.md'), t, t);
+      fs.renameSync(path.join(h.workspace, 'swap'), path.join(h.workspace, 'moved'));
+      fs.renameSync(path.join(h.workspace, 'staged'), path.join(h.workspace, 'swap'));
+      const want = expected();
+      const stats = await callOk<Stats>(h.client, 'get_workspace_stats');
+      assert.equal(stats.totalSize, want.size);
+      assert.equal(want.newest.path, 'swap/a.md');
+      assert.equal(stats.notesByFolder.moved, 1);
+      assert.deepEqual(stats.recentFiles[0], { path: 'swap/a.md', modified: new Date(want.newest.mtimeMs).toISOString(), size: want.newest.size });
+    });
+  });
+}
