@@ -110,17 +110,20 @@ function textWorkerMain(
   const absolute = path.sep === '/' ? (rel: string) => `${setup.root}/${rel}` : (rel: string) => path.join(setup.root, ...rel.split('/'));
 
   /**
-   * The whole text and the bytes it was decoded from; undefined when over maxFileSize, gone or unreadable. With
-   * `needle`, a file whose bytes do not contain it is not decoded: its text is '' (it cannot match).
+   * The whole text, the bytes it was decoded from, and whether the file has other hard links (always known for
+   * files over the buffer, and with `toKeep`); undefined when over maxFileSize, gone or unreadable. With `needle`, a
+   * file whose bytes do not contain it is not decoded: its text is '' (it cannot match).
    */
-  function read(rel: string, needle?: Buffer): [string, number] | undefined {
+  function read(rel: string, needle?: Buffer, toKeep = false): [string, number, boolean] | undefined {
     let fd: number | undefined;
     try {
       fd = fs.openSync(absolute(rel), 'r');
       let buf = buffer;
       let filled = fs.readSync(fd, buf, 0, buf.length, 0);
+      let linked = false;
       if (filled === buf.length) {
-        const { size } = fs.fstatSync(fd);
+        const { size, nlink } = fs.fstatSync(fd);
+        linked = nlink > 1;
         if (size > setup.maxFileSize) return undefined;
         buf = Buffer.allocUnsafe(size);
         filled = 0;
@@ -129,10 +132,10 @@ function textWorkerMain(
           if (n === 0) break;
           filled += n;
         }
-      }
+      } else if (toKeep) linked = fs.fstatSync(fd).nlink > 1;
       if (filled > setup.maxFileSize) return undefined;
-      if (needle && buf.subarray(0, filled).indexOf(needle) < 0) return ['', filled];
-      return [buf.toString('utf8', 0, filled), filled];
+      if (needle && buf.subarray(0, filled).indexOf(needle) < 0) return ['', filled, linked];
+      return [buf.toString('utf8', 0, filled), filled, linked];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
     } finally {
@@ -161,10 +164,11 @@ function textWorkerMain(
     const cached = texts.get(rel);
     if (cached !== undefined) return cached;
     const keep = !full && kept.has(rel);
-    const got = read(rel, keep ? undefined : needle);
+    const got = read(rel, keep ? undefined : needle, keep);
     if (!got) return undefined;
-    const [text, byteCount] = got;
-    if (keep) {
+    const [text, byteCount, linked] = got;
+    // A change made through another name of the file is reported for that name only: such texts are read each time.
+    if (keep && !linked) {
       const cost = costOf(text, byteCount);
       if (texts.size < setup.maxFiles && bytes + cost <= setup.maxBytes) {
         texts.set(rel, text);

@@ -240,7 +240,8 @@ export class WorkspaceIndex {
   /**
    * Size and modification time of `files` (listed files; call fresh() first): kept from an earlier call unless a
    * watcher reported a change to the file or a folder above it since, else read from the disk (in slices, so that
-   * requests are served meanwhile). Files gone are left out.
+   * requests are served meanwhile). Files gone are left out. A file with several hard links is read every time: a
+   * change made through another of its names is reported for that name only.
    */
   async noteStats(files: readonly string[]): Promise<readonly NoteStat[]> {
     const out: NoteStat[] = [];
@@ -257,7 +258,7 @@ export class WorkspaceIndex {
         if (!stat) continue;
         known = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs };
         // Set before any watcher event is handled (those wait for the next turn), so a later change drops it.
-        if (!this.disposed) this.fileStats.set(rel, known);
+        if (!this.disposed && stat.nlink <= 1) this.fileStats.set(rel, known);
         await breathe();
       }
       out.push(known);
@@ -388,7 +389,7 @@ export class WorkspaceIndex {
     const before = this.version;
     /** Files whose text may have changed: the worker drops them and reads them again. */
     const touched: string[] = [];
-    /** Paths now a folder, gone or something else: whatever was known of the files under them is forgotten. */
+    /** Paths that are or were folders: whatever was known of the files under them is forgotten. */
     const replaced: string[] = [];
     for (const rel of paths) {
       let stat: fs.Stats | undefined;
@@ -398,7 +399,8 @@ export class WorkspaceIndex {
         stat = undefined;
       }
       this.fileStats.delete(rel);
-      if (!stat?.isFile()) replaced.push(rel);
+      // A folder the crawl read has a watcher (until removeUnder below closes it).
+      if (stat?.isDirectory() || this.watchers.has(rel)) replaced.push(rel);
       if (stat?.isFile()) {
         this.removeUnder(rel, true);
         if (this.isListed(rel)) {

@@ -208,13 +208,15 @@ for (const [label, config] of [
     });
 
     it('answers with the files of a folder that replaced another of the same name', async () => {
-      fs.mkdirSync(path.join(h.workspace, 'swap'));
+      fs.mkdirSync(path.join(h.workspace, 'swap/sub'), { recursive: true });
       fs.writeFileSync(path.join(h.workspace, 'swap/a.md'), 'small');
+      fs.writeFileSync(path.join(h.workspace, 'swap/sub/deep.md'), 'deep and small');
       const first = await callOk<Stats>(h.client, 'get_workspace_stats');
       assert.equal(first.totalSize, expected().size);
       // Another folder, holding a note of the same name but another size and time, takes its place.
-      fs.mkdirSync(path.join(h.workspace, 'staged'));
+      fs.mkdirSync(path.join(h.workspace, 'staged/sub'), { recursive: true });
       fs.writeFileSync(path.join(h.workspace, 'staged/a.md'), 'a much larger note than the one it replaces\n'.repeat(10));
+      fs.writeFileSync(path.join(h.workspace, 'staged/sub/deep.md'), 'deeper, and larger than the note it replaces\n'.repeat(7));
       const t = Date.now() / 1000 + 7200;
       fs.utimesSync(path.join(h.workspace, 'staged/a.md'), t, t);
       fs.renameSync(path.join(h.workspace, 'swap'), path.join(h.workspace, 'moved'));
@@ -224,7 +226,18 @@ for (const [label, config] of [
       assert.equal(stats.totalSize, want.size);
       assert.equal(want.newest.path, 'swap/a.md');
       assert.equal(stats.notesByFolder.moved, 1);
+      assert.equal(stats.notesByFolder['swap/sub'], 1);
       assert.deepEqual(stats.recentFiles[0], { path: 'swap/a.md', modified: new Date(want.newest.mtimeMs).toISOString(), size: want.newest.size });
+    });
+
+    it('answers with the size of a note changed through another name of the same file (a hard link)', async () => {
+      fs.mkdirSync(path.join(h.workspace, 'mirror'));
+      fs.linkSync(path.join(h.workspace, 'ideas.md'), path.join(h.workspace, 'mirror/ideas-link.md'));
+      assert.equal((await callOk<Stats>(h.client, 'get_workspace_stats')).totalSize, expected().size);
+      fs.appendFileSync(path.join(h.workspace, 'mirror/ideas-link.md'), 'x'.repeat(1000));
+      const want = expected();
+      assert.equal((await callOk<Stats>(h.client, 'get_workspace_stats')).totalSize, want.size);
+      assert.equal((await callOk<{ size: number }>(h.client, 'get_workspace_info')).size, want.size);
     });
   });
 }

@@ -52,6 +52,27 @@ describe('text worker threads', function () {
     assert.equal((await small.cached()).cachedFiles, 10);
   });
 
+  it('does not keep the text of a file with other hard links, so a change made through another name is found', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-links-')));
+    try {
+      fs.writeFileSync(path.join(dir, 'plain.md'), 'plain before\n');
+      fs.writeFileSync(path.join(dir, 'linked.md'), 'linked before\n');
+      // The other name is outside the workspace: no watcher of the workspace hears a change made through it.
+      const outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-link-target-')));
+      fs.linkSync(path.join(dir, 'linked.md'), path.join(outside, 'other-name.md'));
+      const w = new TextWorker({ root: dir, maxFileSize: 100_000, maxFiles: 100, maxBytes: 1e6, shards: 1 });
+      workers.push(w);
+      w.sync(['linked.md', 'plain.md'], []);
+      assert.deepEqual(await w.cached(), { cachedFiles: 1, cachedBytes: 'plain before\n'.length });
+      fs.writeFileSync(path.join(outside, 'other-name.md'), 'linked after\n');
+      const found = await searchWith(w, ['linked.md', 'plain.md'], query('after'), 1000);
+      assert.deepEqual(found.results.map((r) => [r.file, r.content]), [['linked.md', 'linked after']]);
+      fs.rmSync(outside, { recursive: true, force: true });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('answers a sharded search in list order with every match, and cuts at the limit', async () => {
     const one = make({ shards: 1 });
     const three = make({ shards: 3 });
