@@ -118,7 +118,15 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   // Created first (it touches stdin and stdout only once connected): the index's background work waits for it.
   const transport = new HardenedStdioTransport({ limits, log });
   const waitForOutput = () => transport.whenIdle();
-  const server = createNotesServer({ workspaceRoot, config, configPath, log, watchConfig: configWatcher(configPath), waitForOutput });
+  const server = createNotesServer({
+    workspaceRoot,
+    config,
+    configPath,
+    log,
+    watchConfig: configWatcher(configPath),
+    waitForOutput,
+    maxResultBytes: limits.maxPayloadBytes,
+  });
   if (testHooksEnabled()) registerTestHooks(server, log);
   await server.connect(transport);
   log('info', `${SERVER_NAME} ${SERVER_VERSION} serving ${workspaceRoot} over stdio`);

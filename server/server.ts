@@ -23,6 +23,8 @@ export interface NotesServerDeps {
    * (the index's crawl, the reading of texts) waits for it, so a large answer is not held up.
    */
   waitForOutput?: () => Promise<void>;
+  /** Largest reply the transport sends (its payload limit; default 10 MiB): search_files cuts its results to fit. */
+  maxResultBytes?: number;
   /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */
   watchConfig?: (apply: (config: NotesConfig) => void) => () => void;
 }

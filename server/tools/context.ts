@@ -33,6 +33,8 @@ export interface ContextDeps {
   env?: NodeJS.ProcessEnv;
   /** Resolves once the replies already sent have been written out: the index's background work waits for it. */
   waitForOutput?: () => Promise<void>;
+  /** Largest reply the transport sends (its payload limit; default 10 MiB): search_files cuts its results to fit. */
+  maxResultBytes?: number;
 }
 
 export class NotesContext {

@@ -14,6 +14,12 @@ export interface SearchQuery {
   regex: boolean;
   wholeWord: boolean;
   maxResults: number;
+  /**
+   * Stop once the matches found hold more than this many characters (paths, lines and matched texts). The answer
+   * carries each of them at least twice, in its structured result and in its text, so with half the largest answer
+   * a search that could not be sent whole stops early instead of holding every match in memory.
+   */
+  maxChars?: number;
   /** Stops the scan when the request is cancelled or times out. */
   signal?: AbortSignal;
 }
@@ -30,7 +36,7 @@ export interface SearchResultItem {
 
 export interface SearchOutcome {
   results: SearchResultItem[];
-  /** True when more matches existed than maxResults. */
+  /** True when more matches existed than maxResults, or the search stopped at maxChars. */
   truncated: boolean;
   filesSearched: number;
 }
@@ -93,7 +99,7 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
   for (const flags of [`${base}u`, base]) {
     try {
       new RegExp(source, flags);
-      return { source, flags, wholeText, literal };
+      return { source, flags, wholeText, literal, ...(q.maxChars === undefined ? {} : { maxChars: q.maxChars }) };
     } catch (err) {
       if (flags === base) throw new NotesError('INVALID_ARGUMENT', `Invalid regular expression "${q.query}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`);
     }
@@ -102,9 +108,9 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
 }
 
 /** Turns the worker's matches on `files` into at most `maxResults` results, in file and line order. */
-function collectResults(files: readonly string[], found: ReadonlyArray<[number, LineMatch[]]>, maxResults: number, searched: number): SearchOutcome {
+function collectResults(files: readonly string[], found: ReadonlyArray<[number, LineMatch[]]>, maxResults: number, searched: number, cut = false): SearchOutcome {
   const results: SearchResultItem[] = [];
-  let truncated = false;
+  let truncated = cut;
   outer: for (const [k, lines] of found) {
     const file = files[k];
     for (const [line, content, match] of lines) {
@@ -124,15 +130,15 @@ function collectResults(files: readonly string[], found: ReadonlyArray<[number, 
  */
 export async function searchWith(worker: TextWorker, files: readonly string[], q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
   const compiled = compileQuery(q);
-  const { found, searched } = await worker.search(files, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
-  return collectResults(files, found, q.maxResults, searched);
+  const { found, searched, cut } = await worker.search(files, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(files, found, q.maxResults, searched, cut);
 }
 
 /** Lists the workspace by `rules` and searches it, in the worker, without any listing kept elsewhere. */
 export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
   const compiled = compileQuery(q);
-  const { files, found, searched } = await worker.walkSearch(rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
-  return collectResults(files, found, q.maxResults, searched);
+  const { files, found, searched, cut } = await worker.walkSearch(rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(files, found, q.maxResults, searched, cut);
 }
 
 /**

@@ -32,6 +32,11 @@ export interface CompiledQuery {
    * alone whose bytes lack it are not decoded.
    */
   literal?: string;
+  /**
+   * The search stops once the matches found hold more than this many characters (paths, lines and matched
+   * texts): an answer that large could not be sent anyway (see SearchQuery.maxChars). The reply says so (`cut`).
+   */
+  maxChars?: number;
 }
 
 export interface WorkerSearch {
@@ -39,6 +44,8 @@ export interface WorkerSearch {
   found: Array<[number, LineMatch[]]>;
   /** Files whose text was searched (readable and not over maxFileSize). */
   searched: number;
+  /** True when the search stopped at the query's maxChars (more matches may exist). */
+  cut?: boolean;
 }
 
 /** Which files a walk of the workspace searches: the listing's rules and the searchable file types. */
@@ -70,7 +77,7 @@ type ToWorker =
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
-  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean }
+  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] };
 
 /**
@@ -267,7 +274,9 @@ function textWorkerMain(
     let left = job.limit;
     let searched = 0;
     let cancelled = false;
-    for (let i = 0; i < files.length && left > 0; i++) {
+    let chars = 0;
+    let cut = false;
+    for (let i = 0; i < files.length && left > 0 && !cut; i++) {
       if (Atomics.load(progress, 2) !== 0) {
         cancelled = true;
         break;
@@ -282,11 +291,15 @@ function textWorkerMain(
         if (lines.length) {
           found.push([i, lines]);
           left -= lines.length;
+          if (job.query.maxChars !== undefined) {
+            for (const [, content, matched] of lines) chars += files[i].length + content.length + matched.length;
+            cut = chars > job.query.maxChars;
+          }
         }
       }
       Atomics.add(progress, 1, 1);
     }
-    const reply: FromWorker = { type: 'found', id: job.id, found: cancelled ? [] : found, searched, cancelled };
+    const reply: FromWorker = { type: 'found', id: job.id, found: cancelled ? [] : found, searched, cancelled, cut };
     port.postMessage(reply);
   }
 
@@ -541,7 +554,7 @@ class TextShard {
       if (!p) return;
       if (message.cancelled) p.reject(cancelled());
       else if (message.missingList || !p.files) p.reject(new NotesError('INTERNAL', 'The search reached a worker thread that did not have its list of files.'));
-      else p.resolve({ found: message.found, searched: message.searched, files: p.files });
+      else p.resolve({ found: message.found, searched: message.searched, files: p.files, cut: message.cut === true });
       return;
     }
     this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };
@@ -684,13 +697,17 @@ export class TextWorker {
       if (failures.length) throw failures.find((err) => err.message !== cancelled().message) ?? failures[0];
       const found: Array<[number, LineMatch[]]> = [];
       let searched = 0;
+      // A worker that stopped at maxChars holds, before its last match, more than any answer can carry: so does
+      // the merged list, which is therefore cut (by the caller) before it reaches matches that worker did not look for.
+      let cut = false;
       settled.forEach((r, i) => {
         if (r.status !== 'fulfilled') return;
         searched += r.value.searched;
+        cut ||= r.value.cut === true;
         for (const [k, lines] of r.value.found) found.push([parts[i].index[k], lines]);
       });
       if (this.shards.length > 1) found.sort((a, b) => a[0] - b[0]);
-      return { found, searched };
+      return { found, searched, cut };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }

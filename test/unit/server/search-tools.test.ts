@@ -140,4 +140,36 @@ describe('MCP search_files with configured defaults', () => {
       await h.close();
     }
   });
+
+  it('answers a search whose matches exceed the 10 MB answer limit with the first results that fit, marked truncated', async function () {
+    this.timeout(120_000);
+    const h = await startServer({ config: { search: { maxResults: 100_000 } } });
+    try {
+      // 80 000 matching lines of about 300 characters, with quotes and a tab to escape: some 50 MB of answer.
+      const line = (f: number, i: number) => `needle ${f}-${i} "quoted"\tand\\slashed ${'é'.repeat(20)} ${'x'.repeat(240)}`;
+      for (let f = 0; f < 8; f++) {
+        const lines = Array.from({ length: 10_000 }, (_, i) => line(f, i));
+        fs.writeFileSync(path.join(h.workspace, `big-${f}.md`), `${lines.join('\n')}\n`);
+      }
+      const raw = await h.client.callTool({ name: 'search_files', arguments: { query: 'needle', case_sensitive: true } });
+      assert.notEqual(raw.isError, true, JSON.stringify(raw.content).slice(0, 300));
+      // What the server wrote: the reply with the result carried twice, well under the limit but not far from it.
+      const replyBytes = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 99, result: raw }));
+      assert.ok(replyBytes <= 10 * 1024 * 1024, `${replyBytes} bytes`);
+      assert.ok(replyBytes > 8 * 1024 * 1024, `${replyBytes} bytes: the answer was cut far below the limit`);
+      const r = raw.structuredContent as unknown as Outcome;
+      assert.equal(r.truncated, true);
+      assert.equal(r.count, r.results.length);
+      assert.ok(r.count > 10_000 && r.count < 80_000, String(r.count));
+      // The first results, in path and line order, with nothing skipped.
+      r.results.forEach((item, k) => {
+        const f = Math.floor(k / 10_000);
+        const i = k % 10_000;
+        assert.deepEqual(item, { file: `big-${f}.md`, line: i + 1, content: line(f, i), match: 'needle' });
+      });
+      assert.deepEqual(JSON.parse((raw.content as Array<{ text: string }>)[0].text), r);
+    } finally {
+      await h.close();
+    }
+  });
 });

@@ -73,6 +73,27 @@ describe('text worker threads', function () {
     }
   });
 
+  it('stops a search once its matches hold more than maxChars characters, with every match before that point', async () => {
+    const chars = (r: { file: string; content: string; match: string }) => r.file.length + r.content.length + r.match.length;
+    for (const shards of [1, 3]) {
+      const w = make({ shards });
+      const full = await searchWith(w, files, query('shared'), 1000);
+      assert.equal(full.results.length, 60);
+      assert.equal(full.truncated, false);
+      const capped = await searchWith(w, files, query('shared', { maxChars: 300 }), 1000);
+      assert.equal(capped.truncated, true);
+      assert.ok(capped.results.length < full.results.length, `${shards} workers: ${capped.results.length} results`);
+      // Whatever differs from the full answer comes after more than maxChars characters of it: an answer cut to
+      // what can be sent (less than that) holds every match up to its end. One worker gives an exact prefix.
+      let same = 0;
+      while (same < capped.results.length && JSON.stringify(capped.results[same]) === JSON.stringify(full.results[same])) same++;
+      if (same < capped.results.length) assert.ok(full.results.slice(0, same).reduce((n, r) => n + chars(r), 0) > 300, `${shards} workers: differs at ${same}`);
+      if (shards === 1) assert.equal(same, capped.results.length);
+      // Each worker stops with the file that takes it over maxChars (one matching line a file here, about 32 characters).
+      assert.ok(capped.results.reduce((n, r) => n + chars(r), 0) <= shards * (300 + 40));
+    }
+  });
+
   it('answers a sharded search in list order with every match, and cuts at the limit', async () => {
     const one = make({ shards: 1 });
     const three = make({ shards: 3 });
