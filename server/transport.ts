@@ -29,9 +29,16 @@ const RESUME_WRITES = 256;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-/** One message as the line written: its JSON, then a newline, in UTF-8. */
+/**
+ * One message as the line written: its JSON, then a newline, in UTF-8. Encoded straight into a buffer of the right
+ * size: appending the newline to the string first made V8 copy a large answer's whole JSON once more.
+ */
 function encodeLine(message: JSONRPCMessage): Buffer {
-  return Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
+  const json = JSON.stringify(message);
+  const line = Buffer.allocUnsafe(Buffer.byteLength(json, 'utf8') + 1);
+  const written = line.write(json, 0, 'utf8');
+  line[written] = 0x0a;
+  return written === line.length - 1 ? line : line.subarray(0, written + 1);
 }
 
 export interface HardenedTransportOptions {

@@ -41,9 +41,16 @@ function replyBytesAtMost(results: readonly SearchResultItem[], text: string): n
 export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBytes: number): { structured: { results: SearchResultItem[]; count: number; truncated: boolean }; text: string } {
   const budget = maxBytes - REPLY_ROOM;
   let structured = { results, count: results.length, truncated };
-  let text = JSON.stringify(structured);
-  // A UTF-16 unit is at most 3 bytes in UTF-8, and escaping adds at most one byte per unit.
-  if (text.length * 7 <= budget || replyBytesAtMost(results, text) <= budget) return { structured, text };
+  let text: string;
+  // A search that stopped at maxChars (truncated, and more characters than half the limit) is cut without first
+  // serialising all of it.
+  let chars = 0;
+  if (truncated) for (const r of results) chars += r.file.length + r.content.length + r.match.length;
+  if (chars * 2 <= maxBytes) {
+    text = JSON.stringify(structured);
+    // A UTF-16 unit is at most 3 bytes in UTF-8, and escaping adds at most one byte per unit.
+    if (text.length * 7 <= budget || replyBytesAtMost(results, text) <= budget) return { structured, text };
+  }
   let used = 0;
   let fit = 0;
   for (; fit < results.length; fit++) {
