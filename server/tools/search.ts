@@ -29,7 +29,8 @@ function replyBytesAtMost(results: readonly SearchResultItem[], text: string): n
   for (const r of results) frames += RESULT_FRAME + r.file.length + r.content.length + r.match.length + String(r.line).length;
   const expansion = Math.max(0, text.length - frames);
   const bytes = Buffer.byteLength(text);
-  return 2 * bytes + RESULT_QUOTES * results.length + 6 + 2 * expansion;
+  // And the two quotes around the text block's string.
+  return 2 * bytes + RESULT_QUOTES * results.length + 6 + 2 * expansion + 2;
 }
 
 /**
@@ -58,9 +59,9 @@ export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBy
     used += bytesTwice(JSON.stringify(results[fit])) - 2 + 2;
     if (used > budget) break;
   }
-  structured = { results: results.slice(0, fit), count: fit, truncated: true };
-  text = JSON.stringify(structured);
-  return { structured, text };
+  // The bound can be over the budget while every result fits (it counts each escape sequence as two bytes).
+  if (fit < results.length) structured = { results: results.slice(0, fit), count: fit, truncated: true };
+  return { structured, text: JSON.stringify(structured) };
 }
 
 export function registerSearchTools(ctx: NotesContext): void {
@@ -102,8 +103,9 @@ export function registerSearchTools(ctx: NotesContext): void {
         maxChars: Math.floor(maxBytes / 2),
         signal: extra.signal,
       });
-      // Compact JSON text: indentation would make large result lists a third bigger on the pipe.
-      return fitAnswer(outcome.results, outcome.truncated, maxBytes);
+      // Compact JSON text: indentation would make large result lists a third bigger on the pipe. The reply also
+      // echoes the request id, which the client chose.
+      return fitAnswer(outcome.results, outcome.truncated, maxBytes - Buffer.byteLength(JSON.stringify(extra.requestId ?? null)));
     },
   });
 }

@@ -25,7 +25,10 @@ export function matchLines(text: string, source: string, flags: string, limit: n
       const start = Math.max(0, m.index - 150);
       content = (start > 0 ? '…' : '') + line.slice(start, start + 400) + (start + 400 < line.length ? '…' : '');
     }
-    out.push([lineNo, content, m[0]]);
+    // A match is clipped too (a pattern such as `.*` can match a whole line of megabytes).
+    let matched = m[0];
+    if (matched.length > 400) matched = `${matched.slice(0, /[\uD800-\uDBFF]/.test(matched[399]) ? 399 : 400)}…`;
+    out.push([lineNo, content, matched]);
   };
   if (!wholeText) {
     const lines = text.split('\n');

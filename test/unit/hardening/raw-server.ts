@@ -21,6 +21,8 @@ export interface RawServerOptions {
   env?: Record<string, string>;
   /** Workspace folder; a fresh temporary one when omitted. */
   workspace?: string;
+  /** Written as config.json before the server starts; absent: no config file (the defaults). */
+  config?: Record<string, unknown>;
 }
 
 export class RawServer {
@@ -39,6 +41,7 @@ export class RawServer {
     this.home = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-home-'));
     this.workspace = options.workspace ?? fs.mkdtempSync(path.join(os.tmpdir(), 'notes-ws-'));
     assert.ok(fs.existsSync(serverJs), 'dist/server.js is built (npm run build)');
+    if (options.config) fs.writeFileSync(path.join(this.home, 'config.json'), JSON.stringify(options.config));
     this.child = spawn(
       process.execPath,
       [serverJs, '--workspace', this.workspace, '--config', path.join(this.home, 'config.json'), ...(options.args ?? [])],

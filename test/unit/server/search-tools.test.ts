@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { RawServer } from '../hardening/raw-server';
 import { callError, callOk, startServer, type Harness } from './harness';
 
 interface Item {
@@ -168,6 +169,45 @@ describe('MCP search_files with configured defaults', () => {
         assert.deepEqual(item, { file: `big-${f}.md`, line: i + 1, content: line(f, i), match: 'needle' });
       });
       assert.deepEqual(JSON.parse((raw.content as Array<{ text: string }>)[0].text), r);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('leaves room in a cut answer for the request id the client chose, however long', async function () {
+    this.timeout(120_000);
+    const server = new RawServer({ config: { search: { maxResults: 100_000 } } });
+    try {
+      // 8.7 MB, under security.maxFileSize; its matches make an 18 MB answer.
+      const lines = Array.from({ length: 30_000 }, (_, i) => `needle ${i} ${'y'.repeat(280)}`);
+      fs.writeFileSync(path.join(server.workspace, 'big.md'), `${lines.join('\n')}\n`);
+      await server.initialize();
+      const id = `request-${'i'.repeat(300_000)}`;
+      const reply = await server.request(id, 'tools/call', { name: 'search_files', arguments: { query: 'needle', case_sensitive: true } });
+      assert.equal(reply.error, undefined, JSON.stringify(reply.error));
+      const result = reply.result as { structuredContent: Outcome };
+      assert.equal(result.structuredContent.truncated, true, JSON.stringify({ count: result.structuredContent.count, bytes: JSON.stringify(reply).length }));
+      assert.ok(result.structuredContent.count > 1000);
+      assert.ok(Buffer.byteLength(JSON.stringify(reply)) <= 10 * 1024 * 1024);
+    } finally {
+      server.child.kill();
+      await server.exited;
+    }
+  });
+
+  it('clips a match of a whole long line as it clips the line, so it cannot fill an answer', async () => {
+    const h = await startServer();
+    try {
+      fs.writeFileSync(path.join(h.workspace, 'long.md'), `start ${'z'.repeat(3_000_000)} end\nstart short end\n`);
+      const r = await callOk<Outcome>(h.client, 'search_files', { query: 'start.*end', regex: true, case_sensitive: true });
+      assert.deepEqual(
+        r.results.map((i) => [i.file, i.line, i.match.length, i.content.length]),
+        [
+          ['long.md', 1, 401, 401],
+          ['long.md', 2, 15, 15],
+        ],
+      );
+      assert.equal(r.results[0].match, `start ${'z'.repeat(394)}…`);
     } finally {
       await h.close();
     }
