@@ -34,11 +34,12 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * size: appending the newline to the string first made V8 copy a large answer's whole JSON once more.
  */
 function encodeLine(message: JSONRPCMessage): Buffer {
+  // JSON.stringify escapes lone surrogates, so the JSON is valid Unicode and fills exactly byteLength bytes.
   const json = JSON.stringify(message);
   const line = Buffer.allocUnsafe(Buffer.byteLength(json, 'utf8') + 1);
-  const written = line.write(json, 0, 'utf8');
-  line[written] = 0x0a;
-  return written === line.length - 1 ? line : line.subarray(0, written + 1);
+  line.write(json, 0, 'utf8');
+  line[line.length - 1] = 0x0a;
+  return line;
 }
 
 export interface HardenedTransportOptions {

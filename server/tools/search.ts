@@ -5,7 +5,7 @@ import { DEFAULT_LIMITS } from '../limits';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
-/** Room for the rest of a reply besides its results: the JSON-RPC envelope, the content wrapper, count, truncated, the request id. */
+/** Room for the rest of a reply besides its results and request id: the JSON-RPC envelope, the content wrapper, count, truncated. */
 const REPLY_ROOM = 64 * 1024;
 
 /** Characters of a result's JSON besides its three strings and its line number: keys, quotes, braces. */
@@ -55,8 +55,9 @@ export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBy
   let used = 0;
   let fit = 0;
   for (; fit < results.length; fit++) {
-    // The result's JSON, then that JSON escaped in the text (less the quotes around a whole string), and a comma in each.
-    used += bytesTwice(JSON.stringify(results[fit])) - 2 + 2;
+    // The result's JSON, then that JSON escaped in the text: the two quotes bytesTwice counts around it stand for
+    // the comma after it in each copy.
+    used += bytesTwice(JSON.stringify(results[fit]));
     if (used > budget) break;
   }
   // The bound can be over the budget while every result fits (it counts each escape sequence as two bytes).
