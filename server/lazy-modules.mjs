@@ -2,9 +2,10 @@
 // Each import of such a package gets a stand-in whose first call, construction or property read runs the real
 // (still bundled) package; until then its module code is never executed, which shortens every server start.
 
-/** Packages made lazy: note parsing (gray-matter with js-yaml, markdown-it), the editor bridge (vscode-jsonrpc) and
- * configuration writes (write-file-atomic, which the server never does). */
-export const LAZY_PACKAGES = ['gray-matter', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic'];
+/** Packages made lazy: note parsing (gray-matter with js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
+ * configuration writes (write-file-atomic, which the server never does) and the regular-expression parser that
+ * finds the text ripgrep looks for (regexpp). */
+export const LAZY_PACKAGES = ['gray-matter', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp'];
 
 const STAND_IN = (name) => `
 let real;

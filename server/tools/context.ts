@@ -8,7 +8,8 @@ import { isNoteFile, noteExtensions } from '../../src/core/workspace/file-types'
 import { listWorkspaceFiles } from '../../src/core/workspace/listing';
 import { PathGuard } from '../../src/core/workspace/path-guard';
 import { IndexedSearch } from '../../src/core/workspace/index-search';
-import { ScanSearch, type SearchBackend } from '../../src/core/workspace/search';
+import { locateRipgrep } from '../../src/core/workspace/ripgrep';
+import { RipgrepUse, ScanSearch, type SearchBackend } from '../../src/core/workspace/search';
 import { statNotes, type NoteStat } from '../../src/core/workspace/stats';
 import { WorkspaceIndex } from '../../src/core/workspace/workspace-index';
 import { discardPrestartedWorker, indexBytes } from '../../src/core/workspace/worker-boot';
@@ -47,6 +48,8 @@ export class NotesContext {
   private resolver: { index: WorkspaceIndex; key: string; resolver: LinkResolver } | undefined;
   /** The file access of the current settings; rebuilt only when they change (it compiles the exclude globs). */
   private fileAccess: { settings: string; access: FileAccess } | undefined;
+  /** ripgrep, found on first use (NOTESAPP_RIPGREP, else PATH): searches without kept texts read only what it finds. */
+  private ripgrepUse: { use: RipgrepUse | undefined } | undefined;
 
   constructor(
     readonly server: McpServer,
@@ -164,6 +167,7 @@ export class NotesContext {
     this.indexedSearch ??= new IndexedSearch(index, {
       searchExcludePatterns: this.config.search.excludePatterns,
       fallback: () => this.scanSearch(),
+      ripgrep: this.ripgrep(),
     });
     return this.indexedSearch;
   }
@@ -184,10 +188,20 @@ export class NotesContext {
         // search.excludePatterns on top of the file tree's own exclusions.
         files: { excludePatterns: files.excludePatterns, searchExcludePatterns: search.excludePatterns, showHiddenFiles: files.showHiddenFiles, fileExtension: files.fileExtension },
         maxFileSize: security.maxFileSize,
+        ripgrep: this.ripgrep(),
       });
       this.scan = { settings, search: scan };
     }
     return this.scan.search;
+  }
+
+  private ripgrep(): RipgrepUse | undefined {
+    if (!this.ripgrepUse) {
+      const program = locateRipgrep(this.deps.env ?? process.env);
+      this.deps.log('info', program ? `search: ripgrep ${program} narrows down the files searches read before the index has their texts` : 'search: no ripgrep found (NOTESAPP_RIPGREP, PATH): searches before the index has the texts read every file');
+      this.ripgrepUse = { use: program ? new RipgrepUse(program, this.deps.log) : undefined };
+    }
+    return this.ripgrepUse.use;
   }
 
   /** Stops the watchers and the text workers. */

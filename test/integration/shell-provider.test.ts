@@ -1,10 +1,12 @@
 // The MCP server definition VS Code chat gets: a stdio command that starts a working server with the bridge env.
 import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import { BRIDGE_ENV } from '../../src/core/bridge/protocol';
+import { RIPGREP_ENV } from '../../src/core/workspace/ripgrep';
 import { isAlive, notesApi } from './shell-helpers';
 
 describe('shell: MCP server definition provider for VS Code chat', function () {
@@ -30,10 +32,14 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
     assert.deepEqual(definition.args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
     assert.ok(definition.env[BRIDGE_ENV.address], 'the bridge address is in the environment');
     assert.ok(definition.env[BRIDGE_ENV.token], 'the bridge token is in the environment');
+    const ripgrep = definition.env[RIPGREP_ENV];
+    assert.ok(typeof ripgrep === 'string' && ripgrep.startsWith(vscode.env.appRoot) && fs.existsSync(ripgrep), `VS Code's own ripgrep is handed to the server: ${ripgrep}`);
 
     const env: Record<string, string> = { ...getDefaultEnvironment() };
     for (const [k, v] of Object.entries(definition.env)) if (v !== null) env[k] = String(v);
     const transport = new StdioClientTransport({ command: definition.command, args: definition.args, env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const client = new Client({ name: 'shell-provider-test', version: '1.0.0' });
     await client.connect(transport);
     const pid = transport.pid!;
@@ -41,6 +47,13 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
       assert.deepEqual(await client.ping(), {});
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'get_editor_content'), 'the notes tools are offered');
+      // The first search, before the index has read the notes, goes through VS Code's ripgrep.
+      const found = (await client.callTool({ name: 'search_files', arguments: { query: 'standup' } })) as unknown as { structuredContent: { count: number } };
+      assert.ok(found.structuredContent.count > 0, 'the search finds the fixture notes');
+      // stderr and stdout are separate pipes: the log line may arrive just after the answer.
+      const said = `search: ripgrep ${ripgrep} narrows`;
+      for (let waited = 0; !stderr.includes(said) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(stderr.includes(said), stderr);
     } finally {
       await client.close();
     }

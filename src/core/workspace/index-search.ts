@@ -1,6 +1,6 @@
 // search_files served from the workspace index: the same matching as the disk scan, over texts the worker keeps.
 import { createPathFilter, pathListed } from './listing';
-import { compileQuery, type SearchBackend, type SearchOutcome, type SearchQuery } from './search';
+import { compileQuery, type RipgrepUse, type SearchBackend, type SearchOutcome, type SearchQuery } from './search';
 import type { WalkRules } from './text-worker';
 import type { WorkspaceIndex } from './workspace-index';
 
@@ -9,6 +9,8 @@ export interface IndexedSearchOptions {
   searchExcludePatterns: readonly string[];
   /** Used when the index cannot be trusted (a folder could not be watched). */
   fallback: () => Promise<SearchBackend>;
+  /** Narrows down the files the first search reads, before the listing is complete (see ripgrep.ts). */
+  ripgrep?: RipgrepUse;
 }
 
 export class IndexedSearch implements SearchBackend {
@@ -28,15 +30,24 @@ export class IndexedSearch implements SearchBackend {
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before anything else
     if (this.index.stillListing() && !this.walked) {
-      // The first search after start: the text worker lists and reads the workspace itself, instead of reading
-      // only once the index's listing (paused meanwhile) is complete.
+      // The first search after start: the text worker reads the files ripgrep finds the query's text in, or lists
+      // and reads the workspace itself, instead of reading only once the index's listing (paused meanwhile) is
+      // complete.
       this.walked = true;
       void this.index.listing();
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
-      const walked = await this.index.walkSearch(this.rules, q);
+      const found = this.options.ripgrep && (await this.index.ripgrepSearch(this.options.ripgrep, this.rules, q));
+      if (found) return found;
+      const walked = this.index.stillListing() ? await this.index.walkSearch(this.rules, q) : undefined;
       if (walked) return walked;
     }
     if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
+    if (this.options.ripgrep) {
+      // A search soon after start, while the workers are still reading the texts.
+      this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
+      const found = await this.index.searchUnread(this.options.ripgrep, this.rules, q);
+      if (found) return found;
+    }
     return this.index.search(this.files(), q);
   }
 

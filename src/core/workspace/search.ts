@@ -3,6 +3,7 @@ import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { compileGlobs } from './listing';
 import type { LineMatch } from './match';
+import { queryPattern, runRipgrep } from './ripgrep';
 import { TextWorker, type CompiledQuery, type WalkRules } from './text-worker';
 
 /** How long a user regular expression may run on one file before the search is stopped. */
@@ -77,6 +78,8 @@ export interface ScanSearchOptions {
   regexBudgetMs?: number;
   /** Worker threads reading and matching (default: see TextWorker). */
   textWorkers?: number;
+  /** Narrows down the files a search reads (see ripgrep.ts); none: every file is read. */
+  ripgrep?: RipgrepUse;
 }
 
 function escapeRegExp(text: string): string {
@@ -141,9 +144,50 @@ export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQu
   return collectResults(files, found, q.maxResults, searched, cut);
 }
 
+/** Most bytes of ripgrep output taken: more, and reading the files in order (stopping at the result limit) is cheaper. */
+const RIPGREP_MAX_BYTES = 32 * 1024 * 1024;
+
+/** How a search uses ripgrep: the program, and whom to tell when it fails (once a warning, then debug lines). */
+export class RipgrepUse {
+  private warned = false;
+
+  constructor(
+    readonly program: string,
+    private readonly log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void,
+  ) {}
+
+  /**
+   * The lines of the files by `rules` in which ripgrep finds what every match of `q` holds (see ripgrep.ts);
+   * undefined when it cannot narrow this query down, failed, or found so many lines that reading the files in
+   * order is cheaper: the caller then reads every file.
+   */
+  async lines(root: string, rules: WalkRules, q: SearchQuery, maxFileSize: number): Promise<Uint8Array | undefined> {
+    const compiled = compileQuery(q);
+    const pattern = queryPattern(q.query, q.regex, compiled.source, compiled.flags);
+    if (!pattern) return undefined;
+    // Far more lines than results: a search reading files in path order stops at its limit long before.
+    const maxLines = Math.max(10_000, 4 * (q.maxResults + 1));
+    const out = await runRipgrep({ program: this.program, root, pattern, rules, maxFileSize, maxLines, maxBytes: RIPGREP_MAX_BYTES, signal: q.signal });
+    if ('lines' in out) return out.lines;
+    if ('overflow' in out) this.log?.('debug', `search: ripgrep found more than ${maxLines} lines or ${RIPGREP_MAX_BYTES} bytes; the files are read in order instead`);
+    else if (!q.signal?.aborted) {
+      this.log?.(this.warned ? 'debug' : 'warn', `search: ripgrep (${this.program}) could not be used, so every file is read: ${out.error}`);
+      this.warned = true;
+    }
+    return undefined;
+  }
+}
+
+/** Searches the lines ripgrep printed (see RipgrepUse.lines) in `worker`'s first thread. */
+export async function linesWith(worker: TextWorker, lines: Uint8Array, rules: WalkRules, q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
+  const compiled = compileQuery(q);
+  const { files, found, searched, cut } = await worker.linesSearch(lines, rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(files, found, q.maxResults, searched, cut);
+}
+
 /**
  * The disk scan: the first worker lists the workspace, then the workers (keeping no text) read and search their
- * shares of the files. The workers are started on the first search and kept (idle, they do not keep the process
+ * shares of the files. With ripgrep, only the lines it finds the query's text on are matched. The workers are started on the first search and kept (idle, they do not keep the process
  * alive) until dispose().
  */
 export class ScanSearch implements SearchBackend {
@@ -157,13 +201,18 @@ export class ScanSearch implements SearchBackend {
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before any listing
     this.worker ??= new TextWorker({ root: this.options.root, maxFileSize: this.options.maxFileSize, maxFiles: 0, maxBytes: 0, shards: this.options.textWorkers });
-    let files: readonly string[];
-    if (this.rules) files = await this.worker.walkList(this.rules, q.signal);
-    else {
-      const { listFiles, fileExtension } = this.options.files as { listFiles: () => Promise<string[]>; fileExtension: string };
-      files = (await listFiles()).filter((f) => isAllowedTextFile(f, fileExtension));
-    }
-    return searchWith(this.worker, files, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+    const budget = this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS;
+    const lines = this.rules && (await this.options.ripgrep?.lines(this.options.root, this.rules, q, this.options.maxFileSize));
+    if (this.rules && lines) return linesWith(this.worker, lines, this.rules, q, budget);
+    return searchWith(this.worker, await this.listed(q), q, budget);
+  }
+
+  /** Every file the search reads without ripgrep: listed by the first worker, or by the given function. */
+  private async listed(q: SearchQuery): Promise<readonly string[]> {
+    const worker = this.worker as TextWorker;
+    if (this.rules) return worker.walkList(this.rules, q.signal);
+    const { listFiles, fileExtension } = this.options.files as { listFiles: () => Promise<string[]>; fileExtension: string };
+    return (await listFiles()).filter((f) => isAllowedTextFile(f, fileExtension));
   }
 
   dispose(): void {

@@ -73,7 +73,8 @@ const MAX_CRASHES = 3;
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
-  | { type: 'walk'; id: number; rules: WalkRules; query?: CompiledQuery; limit: number; shared: SharedArrayBuffer };
+  | { type: 'walk'; id: number; rules: WalkRules; query?: CompiledQuery; limit: number; shared: SharedArrayBuffer }
+  | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
@@ -303,9 +304,102 @@ function textWorkerMain(
     port.postMessage(reply);
   }
 
+  /** True for a workspace-relative path that walk(rules) lists. */
+  function listedBy(rules: WalkRules): (rel: string) => boolean {
+    const excluded = globs(rules.exclude);
+    return (rel) => {
+      const name = rel.slice(rel.lastIndexOf('/') + 1);
+      const ext = path.extname(name).toLowerCase();
+      if (ext === '' || !rules.extensions.includes(ext) || (!rules.showHiddenFiles && name.startsWith('.')) || excluded(rel)) return false;
+      for (let i = rel.indexOf('/'), from = 0; i >= 0; from = i + 1, i = rel.indexOf('/', i + 1)) {
+        if (!rules.showHiddenFiles && rel[from] === '.') return false;
+        const folder = rel.slice(0, i);
+        if (excluded(folder) || excluded(`${folder}/`)) return false;
+      }
+      return true;
+    };
+  }
+
+  /**
+   * Searches the lines ripgrep printed (`path NUL number : line`, each file's lines together): the files by `rules`,
+   * sorted, each file's printed lines matched as the lines of a file read whole are. (ripgrep left out the files
+   * over maxFileSize, as a read does.)
+   */
+  function linesSearch(job: Extract<ToWorker, { type: 'lines' }>): void {
+    const progress = new Int32Array(job.shared);
+    const out = Buffer.from(job.output.buffer, job.output.byteOffset, job.output.byteLength);
+    /** For each file: line number, start and end of each printed line, in threes. */
+    const printed = new Map<string, number[]>();
+    let current: number[] = [];
+    let pathStart = 0;
+    let pathEnd = -1;
+    for (let pos = 0; pos < out.length; ) {
+      const nul = out.indexOf(0, pos);
+      if (nul < 0) break;
+      let colon = nul + 1;
+      let lineNo = 0;
+      for (let c = out[colon]; c >= 48 && c <= 57; c = out[++colon]) lineNo = lineNo * 10 + (c - 48);
+      let end = out.indexOf(10, colon + 1);
+      if (end < 0) end = out.length;
+      if (nul - pos !== pathEnd - pathStart || out.compare(out, pathStart, pathEnd, pos, nul) !== 0) {
+        const printedPath = out.toString('utf8', pos, nul);
+        const posix = path.sep === '/' ? printedPath : printedPath.split(path.sep).join('/');
+        const rel = posix.startsWith('./') ? posix.slice(2) : posix;
+        current = printed.get(rel) ?? [];
+        printed.set(rel, current);
+        pathStart = pos;
+        pathEnd = nul;
+      }
+      current.push(lineNo, colon + 1, end);
+      pos = end + 1;
+    }
+    const files = [...printed.keys()].filter(listedBy(job.rules)).sort();
+    const walked: FromWorker = { type: 'walked', id: job.id, files };
+    port.postMessage(walked);
+    Atomics.store(progress, 3, 1);
+    const found: Array<[number, LineMatch[]]> = [];
+    let left = job.limit;
+    let searched = 0;
+    let chars = 0;
+    let cut = false;
+    for (let i = 0; i < files.length && left > 0 && !cut; i++) {
+      if (Atomics.load(progress, 2) !== 0) {
+        const stopped: FromWorker = { type: 'found', id: job.id, found: [], searched, cancelled: true };
+        return port.postMessage(stopped);
+      }
+      Atomics.store(progress, 0, i);
+      searched++;
+      // The file's printed lines, one after another, decoded at once as the text they are lines of.
+      const spans = printed.get(files[i]) as number[];
+      let size = spans.length / 3 - 1;
+      for (let k = 0; k < spans.length; k += 3) size += spans[k + 2] - spans[k + 1];
+      const joined = size <= buffer.length ? buffer : Buffer.allocUnsafe(size);
+      let at = 0;
+      for (let k = 0; k < spans.length; k += 3) {
+        if (k > 0) joined[at++] = 10;
+        at += out.copy(joined, at, spans[k + 1], spans[k + 2]);
+      }
+      Atomics.add(progress, 1, 1);
+      const lines = match(joined.toString('utf8', 0, at), job.query.source, job.query.flags, left, job.query.wholeText);
+      for (const line of lines) line[0] = spans[(line[0] - 1) * 3];
+      if (lines.length) {
+        found.push([i, lines]);
+        left -= lines.length;
+        if (job.query.maxChars !== undefined) {
+          for (const [, content, matched] of lines) chars += files[i].length + content.length + matched.length;
+          cut = chars > job.query.maxChars;
+        }
+      }
+      Atomics.add(progress, 1, 1);
+    }
+    const reply: FromWorker = { type: 'found', id: job.id, found, searched, cancelled: false, cut };
+    port.postMessage(reply);
+  }
+
   function handle(message: ToWorker): void {
     if (message.type === 'search') return search(message);
     if (message.type === 'walk') return walkAndSearch(message);
+    if (message.type === 'lines') return linesSearch(message);
     generation = message.generation;
     if (message.files) {
       order = message.files;
@@ -340,8 +434,11 @@ interface PendingSearch {
   files?: readonly string[];
 }
 
-/** What a shard searches: a given list of files, or the files its walk of the workspace finds. */
-type SearchTarget = { files: readonly string[]; query: CompiledQuery } | { rules: WalkRules; query?: CompiledQuery };
+/**
+ * What a shard searches: a given list of files, the files its walk of the workspace finds, or the lines ripgrep
+ * printed (see ripgrep.ts).
+ */
+type SearchTarget = { files: readonly string[]; query: CompiledQuery } | { rules: WalkRules; query?: CompiledQuery } | { lines: Uint8Array; rules: WalkRules; query: CompiledQuery };
 
 /**
  * The main thread's side of one worker. `sync` names the files whose texts to keep; `search` runs one search at a
@@ -396,6 +493,11 @@ class TextShard {
     return this.stats;
   }
 
+  /** True when the worker holds every text it is to keep, as of the last sync (never when it keeps none). */
+  allKept(): boolean {
+    return this.keepTexts && !this.closed && this.worker !== undefined && this.cachedGeneration === this.generation;
+  }
+
   /**
    * Searches `files` in order for at most `limit` matching lines. With `budgetMs`, a file that takes longer than
    * that stops the search with an error (user regular expressions); `signal` cancels it.
@@ -407,6 +509,11 @@ class TextShard {
   /** Lists the workspace in the worker by `rules`, then searches those files (see search()) when given a query. */
   walkSearch(rules: WalkRules, query: CompiledQuery | undefined, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     return this.enqueue({ rules, query }, limit, budgetMs, signal);
+  }
+
+  /** Searches the lines ripgrep printed (see TextWorker.linesSearch); the buffer is moved to the worker. */
+  linesSearch(lines: Uint8Array, rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+    return this.enqueue({ lines, rules, query }, limit, budgetMs, signal);
   }
 
   close(): void {
@@ -487,11 +594,16 @@ class TextShard {
       }
       this.updateRef();
       try {
-        const message: ToWorker =
-          'rules' in target
-            ? { type: 'walk', id, rules: target.rules, query: target.query, limit, shared }
-            : { type: 'search', id, listId: this.listId, list: sendList ? target.files : undefined, query: target.query, limit, shared };
-        worker.postMessage(message);
+        if ('lines' in target) {
+          const message: ToWorker = { type: 'lines', id, output: target.lines, rules: target.rules, query: target.query, limit, shared };
+          worker.postMessage(message, [target.lines.buffer as ArrayBuffer]);
+        } else {
+          const message: ToWorker =
+            'rules' in target
+              ? { type: 'walk', id, rules: target.rules, query: target.query, limit, shared }
+              : { type: 'search', id, listId: this.listId, list: sendList ? target.files : undefined, query: target.query, limit, shared };
+          worker.postMessage(message);
+        }
       } catch (err) {
         this.pending.get(id)?.reject(new NotesError('INTERNAL', `The search could not reach its worker thread: ${(err as Error).message}`));
       }
@@ -639,6 +751,11 @@ export class TextWorker {
     return sumStats(this.shards.map((s) => s.cacheStats()));
   }
 
+  /** True when every worker holds every text it is to keep (a search then reads no file it keeps). */
+  allKept(): boolean {
+    return this.shards.every((s) => s.allKept());
+  }
+
   /**
    * Searches `files` in order for at most `limit` matching lines. With `budgetMs`, a file that takes longer than
    * that stops the search with an error (user regular expressions); `signal` cancels it.
@@ -658,6 +775,14 @@ export class TextWorker {
    */
   walkSearch(rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
     return this.inTurn(() => this.shards[0].walkSearch(rules, query, limit, budgetMs, signal));
+  }
+
+  /**
+   * Searches the lines ripgrep printed (`output`, moved to the first worker): the files by `rules` among them,
+   * each one's lines matched as the lines of a file read whole are. Keeps no text.
+   */
+  linesSearch(output: Uint8Array, rules: WalkRules, query: CompiledQuery, limit: number, budgetMs: number | undefined, signal?: AbortSignal): Promise<WalkSearch> {
+    return this.inTurn(() => this.shards[0].linesSearch(output, rules, query, limit, budgetMs, signal));
   }
 
   /** Runs `job` after every search asked for before it (one at a time, in order). */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { createPathFilter, type ListOptions, type PathFilter } from './listing';
-import { DEFAULT_REGEX_BUDGET_MS, searchWith, walkRules, walkWith, type SearchOutcome, type SearchQuery } from './search';
+import { DEFAULT_REGEX_BUDGET_MS, linesWith, searchWith, walkRules, walkWith, type RipgrepUse, type SearchOutcome, type SearchQuery } from './search';
 import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
 
@@ -157,6 +157,34 @@ export class WorkspaceIndex {
       if (this.crawled || this.disposed) return undefined;
       return searchWith(worker, files, q, budget);
     });
+  }
+
+  /**
+   * Searches without the listing, like walkSearch, but matches only the lines on which `ripgrep` finds what every
+   * match holds. Undefined when ripgrep cannot narrow this query down or failed (the caller walks then), or when
+   * the listing was completed meanwhile (the caller searches the index then: the workers may keep texts by now).
+   */
+  ripgrepSearch(ripgrep: RipgrepUse, rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
+    return this.whileCrawlWaits(async () => {
+      const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
+      if (!lines || this.crawled || this.disposed) return undefined;
+      this.options.log?.('debug', 'search: the index is still listing, so the text worker matches the lines ripgrep found');
+      return linesWith(this.textWorker(), lines, rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+    });
+  }
+
+  /**
+   * While the text workers are still reading the texts to keep (or keep none, having failed), matches the lines on
+   * which `ripgrep` finds what every match holds, instead of reading every text not read yet. Undefined when the
+   * texts are all kept, or ripgrep cannot narrow this query down or failed: search() answers then. Call fresh()
+   * first (ripgrep reads the files as they are now; the listing decides which of them count).
+   */
+  async searchUnread(ripgrep: RipgrepUse, rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
+    if (this.texts?.allKept() || this.disposed) return undefined;
+    const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
+    if (!lines || this.disposed) return undefined;
+    this.options.log?.('debug', 'search: the texts are still being read, so the text worker matches the lines ripgrep found');
+    return linesWith(this.textWorker(), lines, rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 
   /**

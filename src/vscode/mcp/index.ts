@@ -7,7 +7,7 @@ import type { BridgeEndpoint } from '../bridge/bridge-server';
 import { createMcpShellApi, registerServerCommands, type McpShellApi } from './commands';
 import { mcpServerDefinitions, registerDefinitionProvider } from './definition-provider';
 import { ServerManager } from './server-manager';
-import type { LaunchOptions } from './server-process';
+import { vscodeRipgrep, type LaunchOptions } from './server-process';
 import { registerStatusBar } from './status-bar';
 
 export interface McpShell extends McpShellApi {
@@ -32,12 +32,16 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
   // The first local folder of the window; with none open, workspace.defaultPath of the config; else nothing to serve.
   const notesFolder = () =>
     vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? (config.workspace.defaultPath || undefined);
+  // Searches before the index has read the notes go through ripgrep: VS Code's own, so none need be installed.
+  const ripgrep = vscodeRipgrep(vscode.env.appRoot);
+  log.info(ripgrep ? `MCP server searches use VS Code's ripgrep: ${ripgrep}` : `no ripgrep found in VS Code (${vscode.env.appRoot}); the MCP server looks for rg on PATH`);
   const launch = (): LaunchOptions => ({
     serverScript: path.join(context.extensionPath, 'dist', 'server.js'),
     workspaceFolder: notesFolder(),
     configPath: store.file,
     nodePath: nodePath(),
     bridge,
+    ripgrep,
   });
 
   const manager = new ServerManager({

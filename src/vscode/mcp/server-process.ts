@@ -1,7 +1,9 @@
 // How the MCP server child is launched: which runtime, which arguments, which environment.
+import fs from 'node:fs';
 import path from 'node:path';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { BRIDGE_ENV } from '../../core/bridge/protocol';
+import { RIPGREP_ENV } from '../../core/workspace/ripgrep';
 import type { BridgeEndpoint } from '../bridge/bridge-server';
 
 export interface LaunchOptions {
@@ -14,6 +16,8 @@ export interface LaunchOptions {
   /** A Node binary the user configured; otherwise VS Code's own runtime runs the server. */
   nodePath: string | undefined;
   bridge: BridgeEndpoint | undefined;
+  /** The ripgrep program VS Code ships (see vscodeRipgrep); the server then needs none on PATH. */
+  ripgrep?: string;
 }
 
 export interface LaunchCommand {
@@ -34,6 +38,7 @@ export function launchCommand(o: LaunchOptions): LaunchCommand {
     env[BRIDGE_ENV.address] = o.bridge.address;
     env[BRIDGE_ENV.token] = o.bridge.token;
   }
+  if (o.ripgrep) env[RIPGREP_ENV] = o.ripgrep;
   return {
     command: o.nodePath || process.execPath,
     args,
@@ -45,4 +50,24 @@ export function launchCommand(o: LaunchOptions): LaunchCommand {
 /** The environment the child really gets: the SDK's safe default set plus ours (never the whole host environment). */
 export function childEnvironment(extra: Record<string, string>): Record<string, string> {
   return { ...getDefaultEnvironment(), ...extra };
+}
+
+/**
+ * The ripgrep program inside VS Code (`vscode.env.appRoot`), which its own search runs: where recent versions keep
+ * it (one package for every platform), then where earlier ones did. Undefined when none is there.
+ */
+export function vscodeRipgrep(appRoot: string, platform: string = process.platform, arch: string = process.arch): string | undefined {
+  const name = platform === 'win32' ? 'rg.exe' : 'rg';
+  const candidates = [
+    path.join(appRoot, 'node_modules', '@vscode', 'ripgrep-universal', 'bin', `${platform}-${arch}`, name),
+    path.join(appRoot, 'node_modules', '@vscode', 'ripgrep', 'bin', name),
+    path.join(appRoot, 'node_modules.asar.unpacked', '@vscode', 'ripgrep', 'bin', name),
+  ];
+  return candidates.find((file) => {
+    try {
+      return fs.statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }

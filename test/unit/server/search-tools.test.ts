@@ -1,6 +1,7 @@
 // search_files through a real MCP client: literal, case, regex, whole word, caps, exclusions, bad and slow patterns.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { RawServer } from '../hardening/raw-server';
 import { callError, callOk, startServer, type Harness } from './harness';
@@ -121,6 +122,33 @@ describe('MCP search_files without the index (files.watchForChanges: false)', ()
     } finally {
       await indexed.close();
       await scanned.close();
+    }
+  });
+});
+
+describe('MCP search_files and ripgrep', () => {
+  it('uses ripgrep from NOTESAPP_RIPGREP or PATH, and answers the same without it or with one that fails', async () => {
+    const queries = [{ query: 'search' }, { query: 'Standup', case_sensitive: true }, { query: '^#+ .*plan', regex: true }, { query: 'no such words here' }];
+    // The disk scan (no index): every search goes through ripgrep when it can.
+    const config = { files: { watchForChanges: false } };
+    const servers = {
+      path: await startServer({ config }),
+      off: await startServer({ config, env: { NOTESAPP_RIPGREP: 'off' } }),
+      broken: await startServer({ config, env: { NOTESAPP_RIPGREP: path.join(os.tmpdir(), 'no-such-ripgrep') } }),
+    };
+    try {
+      for (const q of queries) {
+        const expected = await callOk<Outcome>(servers.off.client, 'search_files', q);
+        assert.deepEqual(await callOk<Outcome>(servers.path.client, 'search_files', q), expected, JSON.stringify(q));
+        assert.deepEqual(await callOk<Outcome>(servers.broken.client, 'search_files', q), expected, JSON.stringify(q));
+      }
+      assert.ok((await callOk<Outcome>(servers.off.client, 'search_files', { query: 'search' })).count > 0);
+      assert.match(servers.path.stderr(), /search: ripgrep \S+ narrows down the files searches read/);
+      assert.doesNotMatch(servers.path.stderr(), /could not be used/);
+      assert.match(servers.off.stderr(), /search: no ripgrep found/);
+      assert.equal(servers.broken.stderr().match(/search: ripgrep \(.*no-such-ripgrep\) could not be used, so every file is read/g)?.length, 1, 'warned once');
+    } finally {
+      for (const h of Object.values(servers)) await h.close();
     }
   });
 });

@@ -8,12 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { IndexedSearch } from '../../../src/core/workspace/index-search';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
-import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+import { RipgrepUse, ScanSearch, type SearchOutcome, type SearchQuery } from '../../../src/core/workspace/search';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
+import { testRipgrep } from './ripgrep-helper';
 
 const FILE_EXCLUDES = ['**/node_modules/**'];
 const SEARCH_EXCLUDES = ['archive/**'];
-const WALK_MESSAGE = /the index is still listing/;
+const WALK_MESSAGE = /the index is still listing, so its text worker lists/;
+const RIPGREP_MESSAGE = /the index is still listing, so the text worker matches the lines ripgrep found/;
 
 describe('workspace index: the first search, before the listing is complete', function () {
   this.timeout(60_000);
@@ -25,6 +27,8 @@ describe('workspace index: the first search, before the listing is complete', fu
     budgetMs?: number;
     textWorkers?: number;
     waitForOutput?: () => Promise<void>;
+    /** The ripgrep program to narrow searches down with (none: the worker walks). */
+    ripgrep?: string;
   }
 
   function open(o: OpenOptions = {}): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; fallbacks: () => number } {
@@ -48,9 +52,15 @@ describe('workspace index: the first search, before the listing is complete', fu
       fallbacks++;
       return scan;
     };
-    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback }), logged, fallbacks: () => fallbacks };
+    const ripgrep = o.ripgrep === undefined ? undefined : new RipgrepUse(o.ripgrep, (_level, message) => logged.push(message));
+    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback, ripgrep }), logged, fallbacks: () => fallbacks };
   }
 
+  /** What a user sees of an answer: the results and whether they were cut (filesSearched depends on the way). */
+  const answer = async (backend: { search(q: SearchQuery): Promise<SearchOutcome> }, query: SearchQuery) => {
+    const { results, truncated } = await backend.search(query);
+    return { results, truncated };
+  };
   const q = (query: string, extra: Partial<SearchQuery> = {}): SearchQuery => ({ query, regex: false, caseSensitive: false, wholeWord: false, maxResults: 100_000, ...extra });
 
   before(async () => {
@@ -104,6 +114,73 @@ describe('workspace index: the first search, before the listing is complete', fu
       assert.ok(await index.fresh());
       assert.deepEqual(await search.search(query), expected);
       assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1);
+    }
+  });
+
+  it('with ripgrep, matches only the lines it found, as the disk scan answers, a note just written by another program included', async () => {
+    const program = testRipgrep();
+    const r = spawnSync(process.execPath, ['-e', `require('node:fs').writeFileSync(${JSON.stringify(path.join(root, 'just-written-too.md'))}, 'kyoto written a moment ago\\n')`]);
+    assert.equal(r.status, 0);
+    const queries = [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true }), q('kyoto', { maxResults: 3 }), q('KYOTO office', { wholeWord: true })];
+    for (const [query, textWorkers] of [...queries.map((x) => [x, 1] as const), [queries[0], 3] as const]) {
+      const { index, search, logged } = open({ textWorkers, ripgrep: program });
+      const cold = await answer(search, query);
+      assert.equal(logged.filter((m) => RIPGREP_MESSAGE.test(m)).length, 1, `ripgrep answered: ${logged.join(' | ')}`);
+      assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 0, 'no walk');
+      const expected = await answer(scan, query);
+      assert.deepEqual(cold, expected, JSON.stringify(query));
+      if (query.query === 'kyoto' && query.maxResults > 3) {
+        const files = cold.results.map((x) => x.file);
+        assert.ok(files.includes('just-written-too.md') && files.includes('plain.txt'), files.join(', '));
+        for (const never of ['.hidden/secret.md', 'node_modules/pkg/readme.md', 'archive/old.md', 'data.bin', 'link.md', 'linked-folder/target.md']) assert.ok(!files.includes(never), never);
+      }
+      assert.ok(await index.fresh());
+      assert.deepEqual(await answer(search, query), expected);
+    }
+  });
+
+  it('with ripgrep, walks when ripgrep cannot narrow the query down, fails or finds too much, and warns of a failure once', async () => {
+    // Too short a text to look for: the worker walks.
+    {
+      const { search, logged } = open({ ripgrep: testRipgrep() });
+      assert.deepEqual(await answer(search, q('ky')), await answer(scan, q('ky')));
+      assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, logged.join(' | '));
+    }
+    // A program that is not there: a warning, then the walk; the next failure is only a debug line.
+    {
+      const { search, logged } = open({ ripgrep: path.join(root, 'no-such-rg') });
+      assert.deepEqual(await answer(search, q('kyoto')), await answer(scan, q('kyoto')));
+      assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, logged.join(' | '));
+      // Later searches before the texts are read try it again: a debug line this time.
+      assert.deepEqual(await answer(search, q('customer feedback')), await answer(scan, q('customer feedback')));
+      const warned = logged.filter((m) => /ripgrep \(.*no-such-rg\) could not be used, so every file is read: .*ENOENT/.test(m));
+      assert.equal(warned.length, 1, logged.join(' | '));
+    }
+    // More lines than it takes (at least 10 000, or four times the results asked for): the walk, which stops early.
+    {
+      const many = 'kyoto\n'.repeat(12_000); // under maxFileSize
+      fs.writeFileSync(path.join(root, 'many.md'), many);
+      try {
+        const { search, logged } = open({ ripgrep: testRipgrep() });
+        const query = q('kyoto', { maxResults: 5 });
+        assert.deepEqual(await answer(search, query), await answer(scan, query));
+        assert.ok(logged.some((m) => /ripgrep found more than 10000 lines/.test(m)), logged.join(' | '));
+        assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, logged.join(' | '));
+      } finally {
+        fs.rmSync(path.join(root, 'many.md'));
+      }
+    }
+  });
+
+  it('with ripgrep, answers searches made while the texts are still being read from the lines it found', async () => {
+    // Replies never finish being written, so reading the texts never starts.
+    const { index, search, logged } = open({ ripgrep: testRipgrep(), waitForOutput: () => new Promise<void>(() => undefined) });
+    assert.ok(await index.fresh());
+    for (const query of [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true })]) {
+      const before = logged.length;
+      assert.deepEqual(await answer(search, query), await answer(scan, query), JSON.stringify(query));
+      assert.equal(index.stats().cachedFiles, 0, 'no text was read');
+      assert.deepEqual(logged.slice(before), ['search: the texts are still being read, so the text worker matches the lines ripgrep found']);
     }
   });
 

@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { IndexedSearch } from '../../../src/core/workspace/index-search';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
-import { ScanSearch, type SearchBackend, type SearchOutcome, type SearchQuery } from '../../../src/core/workspace/search';
+import { RipgrepUse, ScanSearch, type SearchBackend, type SearchOutcome, type SearchQuery } from '../../../src/core/workspace/search';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
+import { testRipgrep } from './ripgrep-helper';
 
 const FILE_EXCLUDES = ['**/node_modules/**', '**/.git/**'];
 const SEARCH_EXCLUDES = ['archive/**', '**/*.log'];
@@ -69,6 +70,8 @@ describe('workspace index: same answers as the disk scan', function () {
   let scan: ScanSearch;
   /** The disk scan as the server runs it: its worker lists the workspace itself. */
   let walkScan: ScanSearch;
+  /** The disk scan with ripgrep: the worker matches only the lines ripgrep printed (when it can narrow the query). */
+  let ripgrepScan: ScanSearch;
   const indexes: Array<{ name: string; index: WorkspaceIndex; search: IndexedSearch }> = [];
 
   before(async () => {
@@ -92,12 +95,29 @@ describe('workspace index: same answers as the disk scan', function () {
       'no-newline.md': 'kyoto',
       'empty.md': '',
       'emoji.md': 'with 😀 emoji and a lone \uD800 surrogate (written as U+FFFD)\n',
+      // What ripgrep could read differently from the text worker: byte-order marks, NUL bytes, a very long line,
+      // upper-case extensions, hidden names, names that look like options, names outside ASCII.
+      'bom.md': '\uFEFFkyoto after a byte-order mark\ncustomer feedback\n',
+      'nul.md': 'kyoto\0with a NUL byte\0 customer feedback\n',
+      'UPPER.MD': 'Customer Feedback in capitals, KYOTO\n',
+      'notes/.dotted.md': 'kyoto in a hidden file\n',
+      '-dash.md': 'kyoto --version customer feedback\n',
+      'notes/ünïcode-名前.md': 'kyoto 東京 customer feedback straße\n',
+      // Ignore files mean nothing to a notes workspace (ripgrep would skip what they name).
+      '.ignore': 'ignored/\n*.txt\n',
+      '.rgignore': 'UPPER.MD\n',
+      'ignored/kept.md': 'kyoto named by an ignore file, still a note: customer feedback\n',
+      'long-line.md': `${'lorem ipsum '.repeat(5000)}customer feedback${' dolor'.repeat(3000)} TODO deadline\n`,
     };
     for (const [rel, text] of Object.entries(extra)) {
       fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
       fs.writeFileSync(path.join(root, rel), text);
     }
     fs.writeFileSync(path.join(root, 'invalid-utf8.md'), Buffer.concat([Buffer.from('kyoto before '), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' after\n')]));
+    // UTF-16 with its byte-order mark: ripgrep would decode it unless told not to; the worker reads it as UTF-8.
+    fs.writeFileSync(path.join(root, 'utf16.md'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('kyoto customer feedback\n', 'utf16le')]));
+    // A truncated UTF-8 sequence right before a line end.
+    fs.writeFileSync(path.join(root, 'truncated.md'), Buffer.concat([Buffer.from('kyoto '), Buffer.from([0xe2, 0x82]), Buffer.from('\ncustomer feedback \xe9\n', 'latin1')]));
     const searchList = { excludePatterns: [...FILE_EXCLUDES, ...SEARCH_EXCLUDES], showHiddenFiles: false };
     // The reference: fdir lists, the worker reads and matches.
     scan = new ScanSearch({ root, files: { listFiles: () => listWorkspaceFiles(root, searchList), fileExtension: '.md' }, maxFileSize: MAX_FILE_SIZE, regexBudgetMs: 2000 });
@@ -108,6 +128,13 @@ describe('workspace index: same answers as the disk scan', function () {
       regexBudgetMs: 2000,
       // Three workers: the first lists, all three read and match their shares.
       textWorkers: 3,
+    });
+    ripgrepScan = new ScanSearch({
+      root,
+      files: { excludePatterns: FILE_EXCLUDES, searchExcludePatterns: SEARCH_EXCLUDES, showHiddenFiles: false, fileExtension: '.md' },
+      maxFileSize: MAX_FILE_SIZE,
+      regexBudgetMs: 2000,
+      ripgrep: new RipgrepUse(testRipgrep()),
     });
     const corpusBytes = Number(spawnSync('du', ['-sb', root], { encoding: 'utf8' }).stdout.split('\t')[0]);
     // Everything cached; and a budget that keeps part of the texts on disk (read on every search).
@@ -128,6 +155,7 @@ describe('workspace index: same answers as the disk scan', function () {
     for (const { index } of indexes) index.dispose();
     scan.dispose();
     walkScan.dispose();
+    ripgrepScan.dispose();
     fs.rmSync(root, { recursive: true, force: true });
   });
 
@@ -165,6 +193,7 @@ describe('workspace index: same answers as the disk scan', function () {
       }
       assert.deepEqual(walks[i], expected, `${label}, ${indexes[0].name}, walking its worker: ${JSON.stringify(qs[i])}`);
       assert.deepEqual(await answer(walkScan, qs[i]), expected, `${label}, disk scan walking in its worker: ${JSON.stringify(qs[i])}`);
+      assert.deepEqual(await answer(ripgrepScan, qs[i]), expected, `${label}, disk scan with ripgrep: ${JSON.stringify(qs[i])}`);
     }
     for (let k = 0; k < indexes.length; k++) assert.deepEqual(got[k].files, listed, `${label}, ${indexes[k].name}: list_files`);
     assert.ok(matched > 1000, 'the queries find plenty');
@@ -208,10 +237,17 @@ describe('workspace index: same answers as the disk scan', function () {
     fs.writeFileSync(path.join(root, 'evil.md'), `${'a'.repeat(40)}!\n`);
     const runaway: SearchQuery = { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 };
     assert.match(String(await answer(walkScan, runaway)), /ran for more than 2000 ms on "evil\.md"/, 'disk scan walking in its worker');
+    // With text ripgrep can look for, the runaway expression runs on the lines it printed: stopped the same way.
+    fs.writeFileSync(path.join(root, 'evil2.md'), `evil ${'a'.repeat(40)}!\n`);
+    const narrowed: SearchQuery = { query: 'evil (a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 };
+    assert.match(String(await answer(ripgrepScan, narrowed)), /ran for more than 2000 ms on "evil2\.md"/, 'disk scan with ripgrep');
+    const after: SearchQuery = { query: 'customer feedback', regex: false, caseSensitive: true, wholeWord: false, maxResults: 100_000 };
+    assert.deepEqual(await answer(ripgrepScan, after), await answer(scan, after), 'disk scan with ripgrep, after the runaway expression');
     for (const { name, index, search } of indexes) {
       const bad = await answer(search, { query: '(a+)+$', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
       assert.equal(typeof bad, 'string', name);
-      assert.match(bad as string, /ran for more than 2000 ms on "evil\.md"/, name);
+      // Either runaway file stops it (with several workers, whichever is reached first).
+      assert.match(bad as string, /ran for more than 2000 ms on "evil2?\.md"/, name);
       const q: SearchQuery = { query: 'kyoto', regex: true, caseSensitive: false, wholeWord: false, maxResults: 100_000 };
       assert.deepEqual(await answer(search, q), await answer(scan, q), name);
       // The stopped worker was replaced and reads its texts again.

@@ -1,0 +1,227 @@
+// Finds the lines a search may match with ripgrep, the program VS Code's own search runs: a search that has no kept
+// texts to use (the first one after start, the disk scan) then matches only those lines instead of reading every
+// file of the workspace. ripgrep looks for text that every match must hold (the query itself, or the literal part
+// of a regular expression); the text worker then matches each line it printed exactly as it matches the lines of a
+// file it reads, so the answer is the one a scan of every file gives (index-equivalence.test.ts holds them equal).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { requiredLiterals } from './regex-literals';
+import type { WalkRules } from './text-worker';
+
+/** Environment variable naming the ripgrep program; `off` turns its use off. Unset: `rg` on PATH. */
+export const RIPGREP_ENV = 'NOTESAPP_RIPGREP';
+
+/**
+ * What ripgrep looks for: every line the query matches holds a match of one of `patterns` (fixed strings, or
+ * ripgrep regular expressions), so a file without any cannot hold a result. The converse need not hold.
+ */
+export interface RipgrepPattern {
+  fixed: boolean;
+  patterns: string[];
+}
+
+/** Longest pattern handed to ripgrep (a command-line argument; case classes make it several times the query). */
+const MAX_PATTERN_CHARS = 16 * 1024;
+
+let onPath: { path: string; found: string | undefined } | undefined;
+
+/**
+ * The ripgrep program to use: NOTESAPP_RIPGREP when set (a path, or `off`), else the first `rg` on PATH (looked up
+ * once per PATH). Undefined when there is none: searches then list and read the workspace themselves.
+ */
+export function locateRipgrep(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = env[RIPGREP_ENV];
+  if (given !== undefined && given !== '') return given.toLowerCase() === 'off' ? undefined : given;
+  const searchPath = env.PATH ?? env.Path ?? '';
+  if (onPath?.path !== searchPath) onPath = { path: searchPath, found: findOnPath(searchPath) };
+  return onPath.found;
+}
+
+function findOnPath(searchPath: string): string | undefined {
+  const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      if (fs.statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** Code points that JavaScript's case-insensitive matching (with or without the u flag) pairs with an ASCII letter. */
+const ASCII_FOLDS: Readonly<Record<string, string>> = { k: '\\x{212A}', s: '\\x{17F}' };
+
+/** True for a character no other character matches case-insensitively (checked over every code point in the tests). */
+export function caseless(ch: string): boolean {
+  return !/[\p{Changes_When_Casefolded}\p{Changes_When_Casemapped}]/u.test(ch);
+}
+
+const hex = (ch: string) => `\\x{${(ch.codePointAt(0) as number).toString(16).toUpperCase()}}`;
+
+/**
+ * A ripgrep expression matching every text that `text` matches in JavaScript, case-insensitively when `ignoreCase`:
+ * ASCII letters become the class of their cases (k and s with the Kelvin sign and the long s, the only characters
+ * outside ASCII that fold into it), characters without case stay themselves, and any other character becomes `.`
+ * (one character), which matches whatever it folds to in any version of Unicode.
+ */
+export function literalExpression(text: string, ignoreCase: boolean): string {
+  let out = '';
+  for (const ch of text) {
+    if (/^[0-9A-Za-z]$/.test(ch)) {
+      const lower = ch.toLowerCase();
+      out += ignoreCase && lower !== ch.toUpperCase() ? `[${lower}${lower.toUpperCase()}${ASCII_FOLDS[lower] ?? ''}]` : ch;
+    } else if (!ignoreCase || caseless(ch)) out += hex(ch);
+    else out += '.';
+  }
+  return out;
+}
+
+/**
+ * True when `text` can be handed to ripgrep and found there as JavaScript finds it in the decoded text: no line end
+ * (results are lines), no NUL (a command-line argument), no U+FFFD (what invalid bytes decode to) and no lone
+ * surrogate (which has no UTF-8 form).
+ */
+export function searchableLiteral(text: string): boolean {
+  return text.length > 0 && !/[\n\0\uFFFD]/.test(text) && !/\p{Surrogate}/u.test(text);
+}
+
+/**
+ * How many characters of `text` ripgrep can look for as they are (case-insensitively, characters with case outside
+ * ASCII become `.`); 0 when it cannot look for the text at all.
+ */
+export function literalWeight(text: string, ignoreCase: boolean): number {
+  if (!searchableLiteral(text)) return 0;
+  let weight = 0;
+  for (const ch of text) if (!ignoreCase || /^[\0-\x7F]$/.test(ch) || caseless(ch)) weight++;
+  return weight;
+}
+
+/**
+ * Fewer characters than this to look for and ripgrep is not used: nearly every file would hold them, and listing
+ * them all costs more than reading the workspace without it.
+ */
+const MIN_WEIGHT = 3;
+
+/**
+ * What ripgrep must find for a search (the query as the text worker compiles it: see compileQuery); undefined when
+ * no text is known that every match holds, or only a very common one.
+ */
+export function queryPattern(query: string, regex: boolean, source: string, flags: string): RipgrepPattern | undefined {
+  const ignoreCase = flags.includes('i');
+  const weight = (s: string) => literalWeight(s, ignoreCase);
+  const texts = regex ? requiredLiterals(source, flags, weight) : [query];
+  if (!texts || Math.min(...texts.map(weight)) < MIN_WEIGHT) return undefined;
+  const pattern = ignoreCase ? { fixed: false, patterns: texts.map((t) => literalExpression(t, true)) } : { fixed: true, patterns: texts };
+  return pattern.patterns.reduce((n, p) => n + p.length, 0) <= MAX_PATTERN_CHARS ? pattern : undefined;
+}
+
+/** Arguments of the ripgrep run that prints every line holding a match of `pattern`, each after its file's path. */
+export function ripgrepArgs(pattern: RipgrepPattern, rules: Pick<WalkRules, 'showHiddenFiles' | 'extensions'>, maxFileSize: number): string[] {
+  const args = [
+    '--no-config',
+    // path NUL line-number ':' line, one matching line after another, each file's lines together and in order
+    '--with-filename',
+    '--null',
+    '--line-number',
+    '--no-heading',
+    '--color',
+    'never',
+    // Every file as text (no binary detection), in its raw bytes (no UTF-16 sniffing), whatever ignore files say:
+    // the workspace's own rules are applied to what comes back.
+    '--text',
+    '--encoding',
+    'none',
+    '--no-ignore',
+    // Files over security.maxFileSize are never searched (as a read by the text worker leaves them out).
+    '--max-filesize',
+    String(maxFileSize),
+  ];
+  if (rules.showHiddenFiles) args.push('--hidden');
+  // Only files of the searched types, when their extensions are plain enough to spell as one glob (it costs
+  // ripgrep about as little as none; one glob per type cost it 10 ms on 10 000 notes). Hidden files that match are
+  // searched too (ripgrep lets globs override hiding): the rules drop them.
+  if (rules.extensions.every((ext) => /^\.[A-Za-z0-9_-]+$/.test(ext))) args.push('--iglob', `*.{${rules.extensions.map((ext) => ext.slice(1)).join(',')}}`);
+  if (pattern.fixed) args.push('--fixed-strings');
+  for (const p of pattern.patterns) args.push('--regexp', p);
+  // An explicit folder: without one, ripgrep searches its standard input whenever that is not a terminal.
+  args.push('--', '.');
+  return args;
+}
+
+export interface RipgrepRun {
+  /** The ripgrep program. */
+  program: string;
+  /** Real path of the workspace root. */
+  root: string;
+  pattern: RipgrepPattern;
+  rules: Pick<WalkRules, 'showHiddenFiles' | 'extensions'>;
+  maxFileSize: number;
+  /** More lines than this and ripgrep is stopped (`overflow`): reading files in order and stopping early is cheaper. */
+  maxLines: number;
+  /** More bytes of output than this and ripgrep is stopped (`overflow`). */
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
+export type RipgrepOutput = { lines: Uint8Array } | { overflow: true } | { error: string };
+
+/**
+ * Runs ripgrep over the workspace and collects its output: every line that holds `pattern`, after its file's path
+ * (relative, starting with `./`). An error (not installed, a failed run, a file it could not read) or too much
+ * output is reported instead: the caller then searches without it.
+ */
+export function runRipgrep(run: RipgrepRun): Promise<RipgrepOutput> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let child: ReturnType<typeof spawn> | undefined;
+    const onAbort = () => child?.kill();
+    const finish = (value: RipgrepOutput) => {
+      if (settled) return;
+      settled = true;
+      run.signal?.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    try {
+      child = spawn(run.program, ripgrepArgs(run.pattern, run.rules, run.maxFileSize), { cwd: run.root, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    } catch (err) {
+      return finish({ error: (err as Error).message });
+    }
+    run.signal?.addEventListener('abort', onAbort);
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let lines = 0;
+    let errText = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      chunks.push(chunk);
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+      if (lines > run.maxLines || bytes > run.maxBytes) {
+        child?.kill();
+        finish({ overflow: true });
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      if (errText.length < 4096) errText += chunk.toString('utf8');
+    });
+    child.on('error', (err) => finish({ error: err.message }));
+    child.on('close', (code, signal) => {
+      if (run.signal?.aborted) return finish({ error: 'cancelled' });
+      // 0: lines found, 1: none. 2 is an error, even when other files were searched: the caller searches without it.
+      if (code !== 0 && code !== 1) return finish({ error: `${run.program} exited with ${code ?? signal}: ${errText.trim().split('\n')[0] ?? ''}` });
+      // A buffer of its own (never the shared pool's), so that it can be moved to a worker thread.
+      const output = new Uint8Array(bytes);
+      let at = 0;
+      for (const chunk of chunks) {
+        output.set(chunk, at);
+        at += chunk.length;
+      }
+      finish({ lines: output });
+    });
+  });
+}

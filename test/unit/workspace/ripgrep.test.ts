@@ -1,0 +1,236 @@
+// ripgrep narrows searches down: what it is told to look for must be in every line the JavaScript query matches
+// (or the search would lose results), and its runs must be found, bounded, stopped and reported as they say.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { requiredLiterals } from '../../../src/core/workspace/regex-literals';
+import { caseless, literalExpression, literalWeight, locateRipgrep, queryPattern, ripgrepArgs, runRipgrep, RIPGREP_ENV } from '../../../src/core/workspace/ripgrep';
+import { compileQuery } from '../../../src/core/workspace/search';
+import { testRipgrep } from './ripgrep-helper';
+
+
+/** Every Unicode scalar value, as a string. */
+function* everyCharacter(): Generator<string> {
+  for (let cp = 0; cp <= 0x10ffff; cp++) if (cp < 0xd800 || cp > 0xdfff) yield String.fromCodePoint(cp);
+}
+
+describe('ripgrep: what it looks for', function () {
+  this.timeout(120_000);
+
+  it('pairs each ASCII letter with every character JavaScript matches it to case-insensitively, with or without the u flag', () => {
+    const letters = /^[a-z]$/iu;
+    const found = new Map<string, Set<string>>();
+    for (const ch of everyCharacter()) {
+      if (!letters.test(ch) && !/^[a-z]$/i.test(ch)) continue;
+      for (const flags of ['iu', 'i']) {
+        for (let c = 97; c <= 122; c++) {
+          const letter = String.fromCharCode(c);
+          if (new RegExp(`^${letter}$`, flags).test(ch)) (found.get(letter) ?? found.set(letter, new Set()).get(letter))?.add(ch);
+        }
+      }
+    }
+    for (const [letter, chars] of found) {
+      const rgClass = literalExpression(letter, true);
+      for (const ch of chars) {
+        const cp = (ch.codePointAt(0) as number).toString(16).toUpperCase();
+        assert.ok(rgClass.includes(ch) || rgClass.includes(`\\x{${cp}}`), `${letter} matches U+${cp} in JavaScript; ripgrep's class ${rgClass} must hold it`);
+      }
+    }
+    assert.deepEqual([...(found.get('k') ?? [])].sort(), ['K', 'k', '\u212A'].sort());
+    assert.deepEqual([...(found.get('s') ?? [])].sort(), ['S', 's', '\u017F'].sort());
+  });
+
+  it('keeps as themselves only characters that nothing else matches case-insensitively (every code point checked)', () => {
+    // The characters called caseless, as a class: under i (with or without u) such a class matches a character
+    // outside it exactly when that character folds to one inside, which must never happen; and no caseless
+    // character folds to anything (checked by its property), so nothing inside folds to anything else either.
+    const ranges: Array<[number, number]> = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      if (!caseless(String.fromCodePoint(cp))) continue;
+      const last = ranges[ranges.length - 1];
+      if (last && last[1] === cp - 1) last[1] = cp;
+      else ranges.push([cp, cp]);
+    }
+    const hex = (cp: number) => `\\u{${cp.toString(16)}}`;
+    const source = `^[${ranges.map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`)).join('')}]$`;
+    const plain = new RegExp(source, 'u');
+    const folded = new RegExp(source, 'iu');
+    const bmpSource = `^[${ranges.filter(([a]) => a <= 0xffff).map(([a, b]) => `\\u${a.toString(16).padStart(4, '0')}-\\u${Math.min(b, 0xffff).toString(16).padStart(4, '0')}`).join('')}]$`;
+    const bmpPlain = new RegExp(bmpSource);
+    const bmpFolded = new RegExp(bmpSource, 'i');
+    let inside = 0;
+    for (const ch of everyCharacter()) {
+      const isIn = plain.test(ch);
+      if (isIn) inside++;
+      assert.equal(folded.test(ch), isIn, `U+${(ch.codePointAt(0) as number).toString(16)} folds onto a caseless character (u flag)`);
+      if (ch.length === 1) assert.equal(bmpFolded.test(ch), bmpPlain.test(ch), `U+${ch.charCodeAt(0).toString(16)} folds onto a caseless character (no u flag)`);
+      if (isIn) assert.ok(!/\p{Changes_When_Casefolded}/u.test(ch));
+    }
+    assert.ok(inside > 1_000_000, 'CJK, digits, punctuation, symbols and most scripts are caseless');
+    assert.ok(!caseless('é') && !caseless('A') && caseless('京') && caseless('7') && caseless(' '));
+  });
+
+  it('turns a literal into a ripgrep expression: letters into their cases, caseless characters kept, other cased ones into any character', () => {
+    assert.equal(literalExpression('Sky 7', true), '[sS\\x{17F}][kK\\x{212A}][yY]\\x{20}7');
+    assert.equal(literalExpression('tomás', true), '[tT][oO][mM].[sS\\x{17F}]');
+    assert.equal(literalExpression('東京', true), '\\x{6771}\\x{4EAC}');
+    assert.equal(literalExpression('a.b', false), 'a\\x{2E}b');
+    assert.equal(literalWeight('tomás', true), 4);
+    assert.equal(literalWeight('tomás', false), 5);
+    assert.equal(literalWeight('line\nbreak', false), 0, 'a line end never appears inside a line');
+    assert.equal(literalWeight('bad \uFFFD', false), 0, 'invalid bytes decode to U+FFFD, which ripgrep cannot find');
+    assert.equal(literalWeight('lone \uD800', false), 0);
+  });
+
+  it('finds what a query needs: the literal itself, a regular expression\'s required text, or nothing', () => {
+    const pattern = (query: string, regex: boolean, caseSensitive: boolean) => {
+      const c = compileQuery({ query, regex, caseSensitive, wholeWord: false, maxResults: 10 });
+      return queryPattern(query, regex, c.source, c.flags);
+    };
+    assert.deepEqual(pattern('customer feedback', false, true), { fixed: true, patterns: ['customer feedback'] });
+    assert.deepEqual(pattern('KYOTO OFFICE', false, false), { fixed: false, patterns: ['[kK\\x{212A}][yY][oO][tT][oO]\\x{20}[oO][fF][fF][iI][cC][eE]'] });
+    assert.deepEqual(pattern('\\b(TODO|FIXME)\\b.*deadline', true, true), { fixed: true, patterns: ['deadline'] });
+    assert.deepEqual(pattern('(TODO|FIXME): ', true, true), { fixed: true, patterns: ['TODO: ', 'FIXME: '] });
+    assert.equal(pattern('ab', false, true), undefined, 'too common to be worth it');
+    assert.equal(pattern('(\\w+) \\1', true, true), undefined);
+    assert.equal(pattern('é|ö|ß', true, true), undefined);
+    assert.equal(pattern('x\uFFFDyz', false, true), undefined);
+  });
+
+  it('extracts required text from regular expressions', () => {
+    const weight = (s: string) => literalWeight(s, false);
+    const req = (source: string, flags = 'u') => requiredLiterals(source, flags, weight);
+    assert.deepEqual(req('(?<=\\[\\[)Note 0000\\d'), ['Note 0000']);
+    assert.deepEqual(req('colou?r scheme'), ['r scheme']);
+    assert.deepEqual(req('[ab]cd'), ['acd', 'bcd']);
+    assert.deepEqual(req('(?:ab){3}'), ['ababab']);
+    assert.deepEqual(req('(?:abc)+x'), ['abc']);
+    assert.deepEqual(req('^## '), ['## ']);
+    assert.deepEqual(req('foo|bar'), ['foo', 'bar']);
+    assert.equal(req('foo|.*'), undefined, 'one branch needs nothing');
+    assert.equal(req('(?:foo)?'), undefined);
+    assert.deepEqual(req('[^a]bcd'), ['bcd']);
+    assert.deepEqual(req('(?i:abc)def', 'u'), ['def'], 'a group that changes case-insensitivity is not spelled out');
+  });
+});
+
+/**
+ * Random regular expressions over a small alphabet, and random lines: whenever JavaScript matches a line, the line
+ * holds one of the required texts (case-insensitively when the flags say so). This is what makes ripgrep's
+ * narrowing lose nothing.
+ */
+describe('ripgrep: required text holds for every match (property)', function () {
+  this.timeout(120_000);
+  const atom = fc.oneof(
+    fc.constantFrom('a', 'b', 'c', 'K', 's', 'é', 'ß', '.', '\\w', '\\d', '[ab]', '[^a]', '[a-c]', '\\b', '^', '$', '(?=b)', '(?<!a)', '\\1'),
+    fc.constantFrom('k', 'S', '\u212A', '\u017F', ' '),
+  );
+  const regex: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    seq: fc.array(tie('item'), { minLength: 1, maxLength: 5 }).map((items) => items.join('')),
+    item: fc.oneof(
+      { weight: 4, arbitrary: atom },
+      { weight: 1, arbitrary: fc.tuple(tie('seq'), tie('seq')).map(([a, b]) => `(${a}|${b})`) },
+      { weight: 1, arbitrary: fc.tuple(tie('seq'), fc.constantFrom('?', '*', '+', '{2}', '{1,3}', '{0}')).map(([a, q]) => `(?:${a})${q}`) },
+    ),
+  })).seq as fc.Arbitrary<string>;
+  const line = fc.array(fc.constantFrom('a', 'b', 'c', 'k', 'K', '\u212A', 's', 'S', '\u017F', 'é', 'É', 'ß', 'ẞ', ' ', '1'), { maxLength: 14 }).map((cs) => cs.join(''));
+
+  for (const [flags, weigh] of [['u', 'flat'], ['iu', 'flat'], ['', 'flat'], ['i', 'flat'], ['u', 'weight'], ['iu', 'weight']] as const) {
+    it(`flags "${flags}", sets chosen by ${weigh === 'flat' ? 'size' : 'weight'}`, () => {
+      fc.assert(
+        fc.property(regex, fc.array(line, { minLength: 1, maxLength: 8 }), (source, lines) => {
+          let re: RegExp;
+          try {
+            re = new RegExp(source, flags);
+          } catch {
+            return; // not a valid expression with these flags
+          }
+          const required = requiredLiterals(source, flags, weigh === 'flat' ? () => 1 : (s) => literalWeight(s, flags.includes('i')));
+          if (!required) return;
+          const holds = (text: string, needle: string) =>
+            flags.includes('i') ? new RegExp(literalExpression(needle, true).replace(/\\x\{([0-9A-F]+)\}/g, '\\u{$1}'), 'u').test(text) : text.includes(needle);
+          for (const l of lines) {
+            const m = re.exec(l);
+            if (!m || m[0] === '') continue;
+            assert.ok(
+              required.some((r) => holds(m[0], r)),
+              `/${source}/${flags} matched "${m[0]}" in "${l}", which holds none of ${JSON.stringify(required)}`,
+            );
+          }
+        }),
+        { numRuns: 3000 },
+      );
+    });
+  }
+});
+
+describe('ripgrep: runs', function () {
+  this.timeout(60_000);
+  let root: string;
+  const rules = { showHiddenFiles: false, extensions: ['.md', '.txt'] };
+  const fixed = (text: string) => ({ fixed: true, patterns: [text] });
+
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-rg-')));
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.writeFileSync(path.join(root, 'a.md'), 'one kyoto\ntwo\nthree kyoto\n');
+    fs.writeFileSync(path.join(root, 'sub', 'b.txt'), 'kyoto\n');
+    fs.writeFileSync(path.join(root, 'skip.bin'), 'kyoto\n');
+    fs.writeFileSync(path.join(root, 'big.md'), `kyoto ${'x'.repeat(5000)}\n`);
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('is found through NOTESAPP_RIPGREP, turned off by "off", else looked up on PATH', () => {
+    assert.equal(locateRipgrep({ [RIPGREP_ENV]: '/opt/rg' }), '/opt/rg');
+    assert.equal(locateRipgrep({ [RIPGREP_ENV]: 'off', PATH: process.env.PATH }), undefined);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-path-'));
+    try {
+      assert.equal(locateRipgrep({ PATH: dir }), undefined);
+      const rg = path.join(dir, process.platform === 'win32' ? 'rg.exe' : 'rg');
+      fs.writeFileSync(rg, '#!/bin/sh\n', { mode: 0o755 });
+      assert.equal(locateRipgrep({ PATH: `${path.join(dir, 'missing')}${path.delimiter}${dir}` }), rg);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints each matching line after its path, in files of the searched types up to the size limit', async () => {
+    const out = await runRipgrep({ program: testRipgrep(), root, pattern: fixed('kyoto'), rules, maxFileSize: 1000, maxLines: 100, maxBytes: 1e6 });
+    assert.ok('lines' in out, JSON.stringify(out));
+    const printed = Buffer.from(out.lines).toString('utf8').split('\n').filter(Boolean).sort();
+    assert.deepEqual(printed, ['./a.md\x001:one kyoto', './a.md\x003:three kyoto', './sub/b.txt\x001:kyoto']);
+  });
+
+  it('searches the folder, not its standard input, and takes patterns that look like options', async () => {
+    fs.writeFileSync(path.join(root, 'dash.md'), '--version\n');
+    try {
+      assert.ok(ripgrepArgs(fixed('x'), rules, 10).slice(-2).join(' ') === '-- .');
+      const out = await runRipgrep({ program: testRipgrep(), root, pattern: fixed('--version'), rules, maxFileSize: 1000, maxLines: 100, maxBytes: 1e6 });
+      assert.ok('lines' in out && Buffer.from(out.lines).toString().startsWith('./dash.md\x00'), JSON.stringify(out));
+    } finally {
+      fs.rmSync(path.join(root, 'dash.md'));
+    }
+  });
+
+  it('stops at too many lines or bytes, and reports a missing program or a failed run as an error', async () => {
+    const program = testRipgrep();
+    assert.deepEqual(await runRipgrep({ program, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 2, maxBytes: 1e6 }), { overflow: true });
+    assert.deepEqual(await runRipgrep({ program, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 20 }), { overflow: true });
+    const missing = await runRipgrep({ program: path.join(root, 'no-such-rg'), root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6 });
+    assert.ok('error' in missing && /ENOENT/.test(missing.error), JSON.stringify(missing));
+    const invalid = await runRipgrep({ program, root, pattern: { fixed: false, patterns: ['(unclosed'] }, rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6 });
+    assert.ok('error' in invalid && /exited with 2/.test(invalid.error), JSON.stringify(invalid));
+  });
+
+  it('is stopped when the search is cancelled', async () => {
+    const controller = new AbortController();
+    const run = runRipgrep({ program: testRipgrep(), root: '/', pattern: fixed('a needle nobody wrote anywhere'), rules: { showHiddenFiles: true, extensions: ['.md'] }, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    assert.deepEqual(await run, { error: 'cancelled' });
+    assert.ok(Date.now() - started < 5000);
+  });
+});
