@@ -21,6 +21,7 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
+import { STRUCTURED_PLACEHOLDER, takeStructuredJson } from './structured-json';
 
 type RequestId = string | number;
 
@@ -29,17 +30,39 @@ const RESUME_WRITES = 256;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+const PLACEHOLDER_JSON = JSON.stringify(STRUCTURED_PLACEHOLDER);
+
 /**
- * One message as the line written: its JSON, then a newline, in UTF-8. Encoded straight into a buffer of the right
- * size: appending the newline to the string first made V8 copy a large answer's whole JSON once more.
+ * The text block of a tool result whose structuredContent is that text's JSON (see structured-json.ts), or
+ * undefined. Such a reply is written with the text in place of structuredContent, not serialised twice.
  */
-function encodeLine(message: JSONRPCMessage): Buffer {
-  // JSON.stringify escapes lone surrogates, so the JSON is valid Unicode and fills exactly byteLength bytes.
-  const json = JSON.stringify(message);
-  const line = Buffer.allocUnsafe(Buffer.byteLength(json, 'utf8') + 1);
-  line.write(json, 0, 'utf8');
-  line[line.length - 1] = 0x0a;
-  return line;
+function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unknown>; json: string } | undefined {
+  const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
+  if (!result || result.structuredContent === undefined || !Array.isArray(result.content) || result.content.length !== 1) return undefined;
+  const text = (result.content[0] as { text?: unknown }).text;
+  return typeof text === 'string' && takeStructuredJson(text) ? { result, json: text } : undefined;
+}
+
+/**
+ * One message as the line written: its JSON, then a newline, in UTF-8. The parts are encoded straight into one
+ * buffer, sized for the worst case (three bytes a UTF-16 unit) instead of measured first: measuring took as long as
+ * encoding. (JSON.stringify escapes lone surrogates, so every part is valid Unicode.)
+ */
+export function encodeLine(message: JSONRPCMessage): Buffer {
+  const structured = structuredJsonOf(message);
+  let parts: string[];
+  if (structured) {
+    const json = JSON.stringify({ ...message, result: { ...structured.result, structuredContent: STRUCTURED_PLACEHOLDER } });
+    const at = json.indexOf(PLACEHOLDER_JSON);
+    parts = [json.slice(0, at), structured.json, json.slice(at + PLACEHOLDER_JSON.length)];
+  } else parts = [JSON.stringify(message)];
+  let units = 1;
+  for (const part of parts) units += part.length;
+  const buffer = Buffer.allocUnsafe(units * 3);
+  let bytes = 0;
+  for (const part of parts) bytes += buffer.write(part, bytes, 'utf8');
+  buffer[bytes] = 0x0a;
+  return buffer.subarray(0, bytes + 1);
 }
 
 export interface HardenedTransportOptions {

@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isNotesError } from '../../src/core/errors';
+import { markStructuredJson } from '../structured-json';
 import type { NotesContext } from './context';
 
 /** `integrations.mcp.tools` keys. Note and workspace tools belong to fileOperations. */
@@ -18,8 +19,11 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   input: I;
   output: O;
   annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>;
-  /** Returns the structured result; `text` overrides the JSON text block (e.g. raw file content). */
-  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string }>;
+  /**
+   * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content); `json` is the
+   * structured result's JSON when the tool has made it already.
+   */
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string }>;
 }
 
 export function errorResult(message: string): CallToolResult {
@@ -39,12 +43,12 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
     // The SDK's callback type is generic over the shape; the arguments it passes were validated against spec.input.
     (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
-        const { structured, text } = await spec.run(args, extra);
-        return {
-          // Compact: the text block repeats structuredContent, and indentation would double large results.
-          content: [{ type: 'text', text: text ?? JSON.stringify(structured) }],
-          structuredContent: structured,
-        };
+        const { structured, text, json } = await spec.run(args, extra);
+        // Compact: the text block repeats structuredContent, and indentation would double large results.
+        const block = text ?? json ?? JSON.stringify(structured);
+        // The transport writes this text as the structuredContent too, instead of serialising the records again.
+        if (text === undefined) markStructuredJson(block);
+        return { content: [{ type: 'text', text: block }], structuredContent: structured };
       } catch (err) {
         if (isNotesError(err)) return errorResult(err.message);
         ctx.deps.log('error', `${spec.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

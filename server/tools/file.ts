@@ -72,9 +72,7 @@ export function registerFileTools(ctx: NotesContext): void {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async () => {
       const files = await ctx.listFiles();
-      // Compact JSON: the indented form is half whitespace and slows large listings on both ends of the pipe.
-      const structured = { files, count: files.length };
-      return { structured, text: JSON.stringify(structured) };
+      return { structured: { files, count: files.length } };
     },
   });
 

@@ -39,7 +39,7 @@ function replyBytesAtMost(results: readonly SearchResultItem[], text: string): n
  * the limit are not measured; large ones get a bound that costs one pass over their bytes, and only answers over
  * that bound are measured result by result and cut.
  */
-export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBytes: number): { structured: { results: SearchResultItem[]; count: number; truncated: boolean }; text: string } {
+export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBytes: number): { structured: { results: SearchResultItem[]; count: number; truncated: boolean }; json: string } {
   const budget = maxBytes - REPLY_ROOM;
   let structured = { results, count: results.length, truncated };
   let text: string;
@@ -50,7 +50,7 @@ export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBy
   if (chars * 2 <= maxBytes) {
     text = JSON.stringify(structured);
     // A UTF-16 unit is at most 3 bytes in UTF-8, and escaping adds at most one byte per unit.
-    if (text.length * 7 <= budget || replyBytesAtMost(results, text) <= budget) return { structured, text };
+    if (text.length * 7 <= budget || replyBytesAtMost(results, text) <= budget) return { structured, json: text };
   }
   let used = 0;
   let fit = 0;
@@ -62,7 +62,7 @@ export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBy
   }
   // The bound can be over the budget while every result fits (it counts each escape sequence as two bytes).
   if (fit < results.length) structured = { results: results.slice(0, fit), count: fit, truncated: true };
-  return { structured, text: JSON.stringify(structured) };
+  return { structured, json: JSON.stringify(structured) };
 }
 
 export function registerSearchTools(ctx: NotesContext): void {

@@ -53,10 +53,10 @@ function row(section, what, ours, reference, refName, target) {
   rows.push({ section, what, ours, reference, refName, ratio: r, target });
 }
 
-async function connect(workspace, extraEnv = {}) {
+async function connect(workspace, extraEnv = {}, args = [serverJs, '--workspace', workspace, ...serverFlags]) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [serverJs, '--workspace', workspace, ...serverFlags],
+    args,
     env: { ...process.env, ...extraEnv },
     stderr: 'ignore',
   });
@@ -66,8 +66,8 @@ async function connect(workspace, extraEnv = {}) {
   return { client, pid: transport.pid };
 }
 
-async function lineClient(workspace) {
-  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags]);
+async function lineClient(workspace, extraEnv = {}) {
+  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags], { ...process.env, ...extraEnv });
   openLineClients.add(lc);
   return lc;
 }
@@ -206,11 +206,27 @@ async function benchSearch() {
       lineCold.push((await lc.timedCall('search_files', q.args)).ms);
       lc.close();
     }
+    // Cold without ripgrep (NOTESAPP_RIPGREP=off): the text worker lists and reads the workspace itself.
+    const walkCold = [];
+    for (let i = 0; i < Math.min(REPS, 5); i++) {
+      const { client: walker } = await connect(corpus.dir, { NOTESAPP_RIPGREP: 'off' });
+      walkCold.push((await timed(() => walker.callTool({ name: 'search_files', arguments: q.args }))).ms);
+      await walker.close();
+    }
     const lc = await lineClient(corpus.dir);
-    await lc.timedCall('search_files', q.args);
+    const answer = await lc.timedCall('search_files', q.args);
     const lineWarm = [];
     for (let i = 0; i < REPS; i++) lineWarm.push((await lc.timedCall('search_files', q.args)).ms);
     lc.close();
+    // The floor of delivering this answer: the SDK client receiving the same result from a process that only sends it.
+    const resultFile = path.join(tmp, 'result.json');
+    fs.writeFileSync(resultFile, JSON.stringify(answer.result));
+    const replyBytes = fs.statSync(resultFile).size;
+    const { client: replier } = await connect(corpus.dir, {}, [path.join(root, 'test', 'bench', 'reply-server.mjs'), resultFile]);
+    await replier.callTool({ name: 'search_files', arguments: q.args });
+    const deliver = [];
+    for (let i = 0; i < REPS; i++) deliver.push((await timed(() => replier.callTool({ name: 'search_files', arguments: q.args }))).ms);
+    await replier.close();
     const rg = haveRg ? Array.from({ length: REPS }, () => rgTime(q.rg, corpus.dir)) : [];
     const rgMed = median(rg.map((r) => r.ms));
     if (rg.length && rg[0].lines !== count) throw new Error(`${q.name}: ${count} results but ripgrep found ${rg[0].lines} lines`);
@@ -220,6 +236,9 @@ async function benchSearch() {
       warmMs: median(warm),
       lineClientColdMs: median(lineCold),
       lineClientWarmMs: median(lineWarm),
+      coldWithoutRipgrepMs: median(walkCold),
+      replyBytes,
+      deliverOnlyMs: median(deliver),
       rgMs: rgMed,
       results: count,
       rgLines: rg[0]?.lines,
@@ -227,8 +246,10 @@ async function benchSearch() {
     row('search', `${q.name}, cold (${corpus.notes} notes)`, median(cold), rgMed, 'ripgrep', '≤ 2× rg');
     row('search', `${q.name}, warm (${corpus.notes} notes)`, median(warm), rgMed, 'ripgrep', '≤ 1× rg');
     row('search', `${q.name}, cold, line client`, median(lineCold), rgMed, 'ripgrep', '');
+    row('search', `${q.name}, cold, without ripgrep (NOTESAPP_RIPGREP=off)`, median(walkCold), rgMed, 'ripgrep', '');
     row('search', `${q.name}, spawn → first answer`, median(spawnToAnswer), rgMed, 'ripgrep', '');
     row('search', `${q.name}, warm, line client`, median(lineWarm), rgMed, 'ripgrep', '');
+    row('search', `${q.name}, floor: the SDK client receiving the same answer (${(replyBytes / 1e6).toFixed(2)} MB) from a process that only sends it`, median(deliver), rgMed, 'ripgrep', '');
   }
   const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => nodeFloor(corpus.dir, true)));
   section.nodeFloorMs = floor;

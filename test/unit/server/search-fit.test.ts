@@ -47,7 +47,7 @@ describe('search answers cut to the payload limit', () => {
       for (let count = boundary - 60; count <= boundary + 60; count += 3) counts.push(count);
       for (const count of counts) {
         const all = results(count, seed, pieces);
-        const { structured, text } = fitAnswer(all, false, limit);
+        const { structured, json: text } = fitAnswer(all, false, limit);
         assert.ok(replyBytes(structured, text) <= budget, `seed ${seed}, ${count} results: ${replyBytes(structured, text)} bytes`);
         assert.deepEqual(JSON.parse(text), structured);
         assert.equal(structured.count, structured.results.length);
@@ -65,13 +65,13 @@ describe('search answers cut to the payload limit', () => {
     // Plain ASCII lines, as most notes hold: the cheap bound is close to the truth.
     const plain = results(2000, 7, ['plain words and more words ', 'x']);
     const whole = fitAnswer(plain, false, limit);
-    const size = replyBytes(whole.structured, whole.text);
+    const size = replyBytes(whole.structured, whole.json);
     if (whole.structured.count === plain.length) assert.ok(size <= limit);
     else assert.ok(size > limit * 0.6, `cut to ${size} bytes`);
     const many = results(20_000, 7, ['plain words and more words ', 'x']);
     const cut = fitAnswer(many, false, limit);
     assert.equal(cut.structured.truncated, true);
-    assert.ok(replyBytes(cut.structured, cut.text) > (limit - 64 * 1024) * 0.9, `cut to ${replyBytes(cut.structured, cut.text)} bytes`);
+    assert.ok(replyBytes(cut.structured, cut.json) > (limit - 64 * 1024) * 0.9, `cut to ${replyBytes(cut.structured, cut.json)} bytes`);
   });
 
   it('keeps truncated when the search itself was cut, even when everything found fits', () => {
