@@ -43,9 +43,10 @@ export class IndexedSearch implements SearchBackend {
     }
     if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
     if (this.options.ripgrep) {
-      // A search soon after start, while the workers are still reading the texts.
+      // A search soon after start, while the workers are still reading the texts, or in a workspace whose texts
+      // do not all fit the budget.
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
-      const found = await this.index.searchUnread(this.options.ripgrep, this.rules, q);
+      const found = await this.index.searchUncached(this.options.ripgrep, this.rules, q);
       if (found) return found;
     }
     return this.index.search(this.files(), q);

@@ -11,8 +11,12 @@ export type LineMatch = [number, string, string];
  * lines as the line-by-line loop whenever every per-line match is also a match of the pattern in the whole text,
  * which holds for patterns without negative lookarounds (the caller decides): the candidate scan then never skips
  * a line that matches, and each candidate line is checked exactly as the loop would.
+ *
+ * `required`: texts one of which every line the pattern matches holds, compared as the flags compare (see
+ * requiredTexts); only the lines holding one are checked, each exactly as the loop would, which gives the same lines
+ * for any pattern.
  */
-export function matchLines(text: string, source: string, flags: string, limit: number, wholeText = false): LineMatch[] {
+export function matchLines(text: string, source: string, flags: string, limit: number, wholeText = false, required?: readonly string[]): LineMatch[] {
   const re = new RegExp(source, flags);
   const out: LineMatch[] = [];
   const check = (lineNo: number, raw: string) => {
@@ -30,6 +34,44 @@ export function matchLines(text: string, source: string, flags: string, limit: n
     if (matched.length > 400) matched = `${matched.slice(0, /[\uD800-\uDBFF]/.test(matched[399]) ? 399 : 400)}…`;
     out.push([lineNo, content, matched]);
   };
+  if (required && required.length > 0) {
+    // A line holding none of these texts cannot match: only the lines holding one are checked, in order. They are
+    // found as the query's flags compare them (case-insensitively with `i`).
+    const starts: number[] = [];
+    const lineOf = (at: number) => (at === 0 ? 0 : text.lastIndexOf('\n', at - 1) + 1);
+    if (flags.includes('i')) {
+      const any = new RegExp(required.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), `${flags}g`);
+      for (let m = any.exec(text); m; m = any.exec(text)) {
+        starts.push(lineOf(m.index));
+        const end = text.indexOf('\n', m.index);
+        if (end < 0) break;
+        any.lastIndex = end;
+      }
+    } else {
+      for (const needle of required) {
+        for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+          starts.push(lineOf(at));
+          at = text.indexOf('\n', at);
+          if (at < 0) break;
+        }
+      }
+      if (required.length > 1) starts.sort((a, b) => a - b);
+    }
+    let lineNo = 1;
+    let counted = 0; // newlines before this offset are counted in lineNo
+    for (let k = 0; k < starts.length && out.length < limit; k++) {
+      const start = starts[k];
+      if (k > 0 && start === starts[k - 1]) continue;
+      for (let nl = text.indexOf('\n', counted); nl >= 0 && nl < start; nl = text.indexOf('\n', counted)) {
+        lineNo++;
+        counted = nl + 1;
+      }
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      check(lineNo, text.slice(start, end));
+    }
+    return out;
+  }
   if (!wholeText) {
     const lines = text.split('\n');
     for (let i = 0; i < lines.length && out.length < limit; i++) check(i + 1, lines[i]);

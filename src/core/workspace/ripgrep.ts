@@ -108,15 +108,24 @@ export function literalWeight(text: string, ignoreCase: boolean): number {
 const MIN_WEIGHT = 3;
 
 /**
- * What ripgrep must find for a search (the query as the text worker compiles it: see compileQuery); undefined when
- * no text is known that every match holds, or only a very common one.
+ * Texts one of which every line a search matches holds (case-insensitively when `flags` hold `i`): the query itself,
+ * or the literal text of a regular expression (the query as compileQuery compiles it: `source`, `flags`). Each can
+ * be looked for as it is, in UTF-8 bytes too (see searchableLiteral). Undefined when none is known.
  */
-export function queryPattern(query: string, regex: boolean, source: string, flags: string): RipgrepPattern | undefined {
+export function requiredTexts(query: string, regex: boolean, source: string, flags: string): string[] | undefined {
   const ignoreCase = flags.includes('i');
   const weight = (s: string) => literalWeight(s, ignoreCase);
   const texts = regex ? requiredLiterals(source, flags, weight) : [query];
-  if (!texts || Math.min(...texts.map(weight)) < MIN_WEIGHT) return undefined;
-  const pattern = ignoreCase ? { fixed: false, patterns: texts.map((t) => literalExpression(t, true)) } : { fixed: true, patterns: texts };
+  return texts && texts.every((t) => weight(t) > 0) ? texts : undefined;
+}
+
+/**
+ * What ripgrep must find for a search whose lines all hold one of `required` (see requiredTexts); undefined when
+ * they are too common to be worth it.
+ */
+export function ripgrepPattern(required: readonly string[] | undefined, ignoreCase: boolean): RipgrepPattern | undefined {
+  if (!required || Math.min(...required.map((t) => literalWeight(t, ignoreCase))) < MIN_WEIGHT) return undefined;
+  const pattern = ignoreCase ? { fixed: false, patterns: required.map((t) => literalExpression(t, true)) } : { fixed: true, patterns: [...required] };
   return pattern.patterns.reduce((n, p) => n + p.length, 0) <= MAX_PATTERN_CHARS ? pattern : undefined;
 }
 

@@ -3,7 +3,7 @@ import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { compileGlobs } from './listing';
 import type { LineMatch } from './match';
-import { queryPattern, runRipgrep } from './ripgrep';
+import { requiredTexts, ripgrepPattern, runRipgrep } from './ripgrep';
 import { TextWorker, type CompiledQuery, type WalkRules } from './text-worker';
 
 /** How long a user regular expression may run on one file before the search is stopped. */
@@ -96,13 +96,11 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
   // test for letters), so such patterns go line by line.
   const wholeText = !q.regex || !/\(\?<?!/.test(q.query);
   // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still work.
-  // A case-sensitive literal is found in the bytes of every text that contains it, unless it holds U+FFFD: invalid
-  // bytes decode to U+FFFD, which no byte search for its UTF-8 form finds.
-  const literal = !q.regex && q.caseSensitive && !q.query.includes('\uFFFD') ? q.query : undefined;
   for (const flags of [`${base}u`, base]) {
     try {
       new RegExp(source, flags);
-      return { source, flags, wholeText, literal, ...(q.maxChars === undefined ? {} : { maxChars: q.maxChars }) };
+      const required = requiredTexts(q.query, q.regex, source, flags);
+      return { source, flags, wholeText, ...(required ? { required } : {}), ...(q.maxChars === undefined ? {} : { maxChars: q.maxChars }) };
     } catch (err) {
       if (flags === base) throw new NotesError('INVALID_ARGUMENT', `Invalid regular expression "${q.query}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`);
     }
@@ -145,7 +143,7 @@ export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQu
 }
 
 /** Most bytes of ripgrep output taken: more, and reading the files in order (stopping at the result limit) is cheaper. */
-const RIPGREP_MAX_BYTES = 32 * 1024 * 1024;
+const RIPGREP_MAX_BYTES = 4 * 1024 * 1024;
 
 /** How a search uses ripgrep: the program, and whom to tell when it fails (once a warning, then debug lines). */
 export class RipgrepUse {
@@ -163,7 +161,7 @@ export class RipgrepUse {
    */
   async lines(root: string, rules: WalkRules, q: SearchQuery, maxFileSize: number): Promise<Uint8Array | undefined> {
     const compiled = compileQuery(q);
-    const pattern = queryPattern(q.query, q.regex, compiled.source, compiled.flags);
+    const pattern = ripgrepPattern(compiled.required, compiled.flags.includes('i'));
     if (!pattern) return undefined;
     // Far more lines than results: a search reading files in path order stops at its limit long before.
     const maxLines = Math.max(10_000, 4 * (q.maxResults + 1));

@@ -28,10 +28,11 @@ export interface CompiledQuery {
   flags: string;
   wholeText: boolean;
   /**
-   * Text every match contains, byte for byte in UTF-8 (a case-sensitive literal query): files read for this search
-   * alone whose bytes lack it are not decoded.
+   * Texts one of which every matching line holds (see requiredTexts), compared case-insensitively when the flags
+   * hold `i`. Case-sensitively, they also hold byte for byte in UTF-8: files read for this search alone whose bytes
+   * hold none of them are not decoded, and only the lines holding one are matched.
    */
-  literal?: string;
+  required?: string[];
   /**
    * The search stops once the matches found hold more than this many characters (paths, lines and matched
    * texts): an answer that large could not be sent anyway (see SearchQuery.maxChars). The reply says so (`cut`).
@@ -77,7 +78,7 @@ type ToWorker =
   | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
-  | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number }
+  | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number; full: boolean }
   | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] };
 
@@ -119,10 +120,10 @@ function textWorkerMain(
 
   /**
    * The whole text, the bytes it was decoded from, and whether the file has other hard links (always known for
-   * files over the buffer, and with `toKeep`); undefined when over maxFileSize, gone or unreadable. With `needle`, a
-   * file whose bytes do not contain it is not decoded: its text is '' (it cannot match).
+   * files over the buffer, and with `toKeep`); undefined when over maxFileSize, gone or unreadable. With `needles`,
+   * a file whose bytes contain none of them is not decoded: its text is '' (it cannot match).
    */
-  function read(rel: string, needle?: Buffer, toKeep = false): [string, number, boolean] | undefined {
+  function read(rel: string, needles?: Buffer[], toKeep = false): [string, number, boolean] | undefined {
     let fd: number | undefined;
     try {
       fd = fs.openSync(absolute(rel), 'r');
@@ -142,7 +143,10 @@ function textWorkerMain(
         }
       } else if (toKeep) linked = fs.fstatSync(fd).nlink > 1;
       if (filled > setup.maxFileSize) return undefined;
-      if (needle && buf.subarray(0, filled).indexOf(needle) < 0) return ['', filled, linked];
+      if (needles) {
+        const bytes = buf.subarray(0, filled);
+        if (!needles.some((needle) => bytes.indexOf(needle) >= 0)) return ['', filled, linked];
+      }
       return [buf.toString('utf8', 0, filled), filled, linked];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
@@ -164,15 +168,15 @@ function textWorkerMain(
   }
 
   /**
-   * The text from memory, or read (and kept, when it is one of the kept files and fits the budget). `needle`: the
-   * caller only needs texts that contain these bytes; a file read for this search alone that lacks them comes back
-   * as '' without being decoded.
+   * The text from memory, or read (and kept, when it is one of the kept files and fits the budget). `needles`: the
+   * caller only needs texts that contain one of these byte strings; a file read for this search alone that holds
+   * none comes back as '' without being decoded.
    */
-  function textOf(rel: string, needle?: Buffer): string | undefined {
+  function textOf(rel: string, needles?: Buffer[]): string | undefined {
     const cached = texts.get(rel);
     if (cached !== undefined) return cached;
     const keep = !full && kept.has(rel);
-    const got = read(rel, keep ? undefined : needle, keep);
+    const got = read(rel, keep ? undefined : needles, keep);
     if (!got) return undefined;
     const [text, byteCount, linked] = got;
     // A change made through another name of the file is reported for that name only: such texts are read each time.
@@ -201,7 +205,7 @@ function textWorkerMain(
       if (!texts.has(rel)) textOf(rel);
       if (Date.now() >= sliceEnd) return schedule();
     }
-    const done: FromWorker = { type: 'cached', generation, cachedFiles: texts.size, cachedBytes: bytes };
+    const done: FromWorker = { type: 'cached', generation, cachedFiles: texts.size, cachedBytes: bytes, full };
     port.postMessage(done);
   }
 
@@ -270,7 +274,9 @@ function textWorkerMain(
   function searchFiles(job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }, files: readonly string[]): void {
     const progress = new Int32Array(job.shared);
     Atomics.store(progress, 3, 1);
-    const needle = job.query.literal === undefined ? undefined : Buffer.from(job.query.literal, 'utf8');
+    const { required, flags } = job.query;
+    // Case-sensitive texts are in the bytes of every file that can match, too.
+    const needles = required && !flags.includes('i') ? required.map((text) => Buffer.from(text, 'utf8')) : undefined;
     const found: Array<[number, LineMatch[]]> = [];
     let left = job.limit;
     let searched = 0;
@@ -283,12 +289,12 @@ function textWorkerMain(
         break;
       }
       Atomics.store(progress, 0, i);
-      const text = textOf(files[i], needle);
+      const text = textOf(files[i], needles);
       // A read from disk is not the expression's time: the watchdog restarts its clock here.
       Atomics.add(progress, 1, 1);
       if (text !== undefined) {
         searched++;
-        const lines = match(text, job.query.source, job.query.flags, left, job.query.wholeText);
+        const lines = match(text, job.query.source, job.query.flags, left, job.query.wholeText, required);
         if (lines.length) {
           found.push([i, lines]);
           left -= lines.length;
@@ -380,7 +386,7 @@ function textWorkerMain(
         at += out.copy(joined, at, spans[k + 1], spans[k + 2]);
       }
       Atomics.add(progress, 1, 1);
-      const lines = match(joined.toString('utf8', 0, at), job.query.source, job.query.flags, left, job.query.wholeText);
+      const lines = match(joined.toString('utf8', 0, at), job.query.source, job.query.flags, left, job.query.wholeText, job.query.required);
       for (const line of lines) line[0] = spans[(line[0] - 1) * 3];
       if (lines.length) {
         found.push([i, lines]);
@@ -459,6 +465,8 @@ class TextShard {
   private readonly cachedWaiters: Array<{ generation: number; resolve: (stats: CacheStats) => void }> = [];
   /** The last sync the worker has read every text of. */
   private cachedGeneration = -1;
+  /** Set when the worker stopped keeping texts at the budget (performance.cacheSize or the byte budget). */
+  private budgetFull = false;
   private crashes = 0;
   /** False once the worker failed MAX_CRASHES times: it then keeps no texts. */
   private keepTexts = true;
@@ -493,9 +501,13 @@ class TextShard {
     return this.stats;
   }
 
-  /** True when the worker holds every text it is to keep, as of the last sync (never when it keeps none). */
+  /**
+   * True when the worker holds the text of every file it was given, as of the last sync: it has read them all and
+   * the budget did not run out (files over maxFileSize, with other hard links, or unreadable do not count). Never
+   * when it keeps none.
+   */
   allKept(): boolean {
-    return this.keepTexts && !this.closed && this.worker !== undefined && this.cachedGeneration === this.generation;
+    return this.keepTexts && !this.closed && this.worker !== undefined && this.cachedGeneration === this.generation && !this.budgetFull;
   }
 
   /**
@@ -670,6 +682,7 @@ class TextShard {
       return;
     }
     this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };
+    this.budgetFull = message.full;
     if (message.generation === this.generation) {
       this.cachedGeneration = message.generation;
       for (let i = this.cachedWaiters.length - 1; i >= 0; i--) {
@@ -751,7 +764,7 @@ export class TextWorker {
     return sumStats(this.shards.map((s) => s.cacheStats()));
   }
 
-  /** True when every worker holds every text it is to keep (a search then reads no file it keeps). */
+  /** True when every worker holds the text of every file it was given (a search then reads no file from disk). */
   allKept(): boolean {
     return this.shards.every((s) => s.allKept());
   }

@@ -174,16 +174,17 @@ export class WorkspaceIndex {
   }
 
   /**
-   * While the text workers are still reading the texts to keep (or keep none, having failed), matches the lines on
-   * which `ripgrep` finds what every match holds, instead of reading every text not read yet. Undefined when the
-   * texts are all kept, or ripgrep cannot narrow this query down or failed: search() answers then. Call fresh()
-   * first (ripgrep reads the files as they are now; the listing decides which of them count).
+   * While the text workers do not hold every text — still reading them, stopped at the budget (a workspace larger
+   * than it), or keeping none after failing — matches the lines on which `ripgrep` finds what every match holds,
+   * instead of reading from disk every text not in memory. Undefined when every text is kept, or ripgrep cannot
+   * narrow this query down or failed: search() answers then. Call fresh() first (ripgrep reads the files as they
+   * are now; the listing decides which of them count).
    */
-  async searchUnread(ripgrep: RipgrepUse, rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
+  async searchUncached(ripgrep: RipgrepUse, rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
     if (this.texts?.allKept() || this.disposed) return undefined;
     const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
     if (!lines || this.disposed) return undefined;
-    this.options.log?.('debug', 'search: the texts are still being read, so the text worker matches the lines ripgrep found');
+    this.options.log?.('debug', 'search: not every text is in memory, so the text worker matches the lines ripgrep found');
     return linesWith(this.textWorker(), lines, rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 

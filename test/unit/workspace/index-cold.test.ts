@@ -16,6 +16,7 @@ const FILE_EXCLUDES = ['**/node_modules/**'];
 const SEARCH_EXCLUDES = ['archive/**'];
 const WALK_MESSAGE = /the index is still listing, so its text worker lists/;
 const RIPGREP_MESSAGE = /the index is still listing, so the text worker matches the lines ripgrep found/;
+const UNCACHED_MESSAGE = 'search: not every text is in memory, so the text worker matches the lines ripgrep found';
 
 describe('workspace index: the first search, before the listing is complete', function () {
   this.timeout(60_000);
@@ -29,6 +30,8 @@ describe('workspace index: the first search, before the listing is complete', fu
     waitForOutput?: () => Promise<void>;
     /** The ripgrep program to narrow searches down with (none: the worker walks). */
     ripgrep?: string;
+    /** Bytes of text kept (default: all of them). */
+    maxBytes?: number;
   }
 
   function open(o: OpenOptions = {}): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; fallbacks: () => number } {
@@ -41,7 +44,7 @@ describe('workspace index: the first search, before the listing is complete', fu
       fileExtension: '.md',
       maxFileSize: 100_000,
       maxFiles: 10_000,
-      maxBytes: 1e8,
+      maxBytes: o.maxBytes ?? 1e8,
       regexBudgetMs: o.budgetMs ?? 20_000,
       textWorkers: o.textWorkers ?? 1,
       waitForOutput: o.waitForOutput,
@@ -180,7 +183,21 @@ describe('workspace index: the first search, before the listing is complete', fu
       const before = logged.length;
       assert.deepEqual(await answer(search, query), await answer(scan, query), JSON.stringify(query));
       assert.equal(index.stats().cachedFiles, 0, 'no text was read');
-      assert.deepEqual(logged.slice(before), ['search: the texts are still being read, so the text worker matches the lines ripgrep found']);
+      assert.deepEqual(logged.slice(before), [UNCACHED_MESSAGE]);
+    }
+  });
+
+  it('with ripgrep, answers from the lines it found while the texts do not all fit the budget, and from memory when they do', async () => {
+    const queries = [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true })];
+    for (const [maxBytes, uncached] of [[20_000, true], [1e8, false]] as const) {
+      const { index, search, logged } = open({ ripgrep: testRipgrep(), maxBytes });
+      await index.caching();
+      assert.equal(index.stats().cachedFiles > 0, true);
+      for (const query of queries) {
+        const before = logged.length;
+        assert.deepEqual(await answer(search, query), await answer(scan, query), `${maxBytes}: ${JSON.stringify(query)}`);
+        assert.deepEqual(logged.slice(before), uncached ? [UNCACHED_MESSAGE] : [], `${maxBytes} bytes kept: ${JSON.stringify(query)}`);
+      }
     }
   });
 

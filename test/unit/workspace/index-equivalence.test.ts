@@ -139,13 +139,15 @@ describe('workspace index: same answers as the disk scan', function () {
     const corpusBytes = Number(spawnSync('du', ['-sb', root], { encoding: 'utf8' }).stdout.split('\t')[0]);
     // Everything cached; and a budget that keeps part of the texts on disk (read on every search).
     // One text worker, and three sharing the files (results merged back into one list).
-    for (const [name, maxBytes, maxFiles, textWorkers] of [
-      ['fully cached, one text worker', 1e9, 1e6, 1],
-      ['partly cached, three text workers', Math.floor(corpusBytes / 3), 150, 3],
+    // And a budget too small for the texts with ripgrep: it narrows down the lines of every search it can.
+    for (const [name, maxBytes, maxFiles, textWorkers, ripgrep] of [
+      ['fully cached, one text worker', 1e9, 1e6, 1, undefined],
+      ['partly cached, three text workers', Math.floor(corpusBytes / 3), 150, 3, undefined],
+      ['partly cached, ripgrep', Math.floor(corpusBytes / 3), 150, 1, new RipgrepUse(testRipgrep())],
     ] as const) {
       const index = new WorkspaceIndex({ root, excludePatterns: FILE_EXCLUDES, showHiddenFiles: false, fileExtension: '.md', maxFileSize: MAX_FILE_SIZE, maxFiles, maxBytes, regexBudgetMs: 2000, textWorkers });
       await index.caching();
-      const search = new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan });
+      const search = new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback: async () => scan, ripgrep });
       indexes.push({ name, index, search });
     }
     assert.ok(indexes[1].index.stats().cachedFiles < indexes[0].index.stats().cachedFiles, 'the small budget leaves texts on disk');

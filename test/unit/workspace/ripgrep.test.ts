@@ -5,8 +5,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
+import { matchLines } from '../../../src/core/workspace/match';
 import { requiredLiterals } from '../../../src/core/workspace/regex-literals';
-import { caseless, literalExpression, literalWeight, locateRipgrep, queryPattern, ripgrepArgs, runRipgrep, RIPGREP_ENV } from '../../../src/core/workspace/ripgrep';
+import { caseless, literalExpression, literalWeight, locateRipgrep, ripgrepArgs, ripgrepPattern, runRipgrep, RIPGREP_ENV } from '../../../src/core/workspace/ripgrep';
 import { compileQuery } from '../../../src/core/workspace/search';
 import { testRipgrep } from './ripgrep-helper';
 
@@ -88,7 +89,7 @@ describe('ripgrep: what it looks for', function () {
   it('finds what a query needs: the literal itself, a regular expression\'s required text, or nothing', () => {
     const pattern = (query: string, regex: boolean, caseSensitive: boolean) => {
       const c = compileQuery({ query, regex, caseSensitive, wholeWord: false, maxResults: 10 });
-      return queryPattern(query, regex, c.source, c.flags);
+      return ripgrepPattern(c.required, c.flags.includes('i'));
     };
     assert.deepEqual(pattern('customer feedback', false, true), { fixed: true, patterns: ['customer feedback'] });
     assert.deepEqual(pattern('KYOTO OFFICE', false, false), { fixed: false, patterns: ['[kK\\x{212A}][yY][oO][tT][oO]\\x{20}[oO][fF][fF][iI][cC][eE]'] });
@@ -165,6 +166,28 @@ describe('ripgrep: required text holds for every match (property)', function () 
       );
     });
   }
+});
+
+describe('matching only the lines that hold the required text (property)', function () {
+  this.timeout(120_000);
+  const piece = fc.constantFrom('TODO', 'todo', 'FIXME', 'deadline', 'DeadLine', 'dead', 'line', ' ', 'a', 'A', 'é', 'É', 'K', 'k', '\u212A', 'ſ', 's', '\r', '😀', '[x]', 'x');
+  const line = fc.array(piece, { maxLength: 8 }).map((p) => p.join(''));
+  const text = fc.array(line, { maxLength: 12 }).map((lines) => lines.join('\n'));
+  const query = fc.oneof(
+    fc.record({ query: fc.constantFrom('\\b(TODO|FIXME)\\b.*deadline', 'dead(?:line)?', '(?<!a)line', 'TODO|x\\b', '^\\[x\\]', 'é+K', 'line$', '😀 ?a', 'a\\r'), regex: fc.constant(true) }),
+    fc.record({ query: fc.constantFrom('TODO', 'dead', 'a K', 'line\r', 'é', 'ks', 'éa'), regex: fc.constant(false) }),
+  );
+  it('gives the lines matching every line gives, whatever the text', () => {
+    fc.assert(
+      fc.property(text, query, fc.boolean(), fc.boolean(), fc.integer({ min: 1, max: 20 }), (t, q, caseSensitive, wholeWord, limit) => {
+        const compiled = compileQuery({ ...q, caseSensitive, wholeWord, maxResults: limit });
+        if (!compiled.required) return;
+        const everyLine = matchLines(t, compiled.source, compiled.flags, limit, false);
+        assert.deepEqual(matchLines(t, compiled.source, compiled.flags, limit, compiled.wholeText, compiled.required), everyLine, JSON.stringify({ t, q, wholeWord }));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
 
 describe('ripgrep: runs', function () {
