@@ -9,7 +9,7 @@ export interface IndexedSearchOptions {
   searchExcludePatterns: readonly string[];
   /** Used when the index cannot be trusted (a folder could not be watched). */
   fallback: () => Promise<SearchBackend>;
-  /** Narrows down the files the first search reads, before the listing is complete (see ripgrep.ts). */
+  /** Narrows down the lines searches match while not every text is in memory (see ripgrep.ts). */
   ripgrep?: RipgrepUse;
 }
 
@@ -30,9 +30,8 @@ export class IndexedSearch implements SearchBackend {
   async search(q: SearchQuery): Promise<SearchOutcome> {
     compileQuery(q); // a bad pattern fails before anything else
     if (this.index.stillListing() && !this.walked) {
-      // The first search after start: the text worker reads the files ripgrep finds the query's text in, or lists
-      // and reads the workspace itself, instead of reading only once the index's listing (paused meanwhile) is
-      // complete.
+      // The first search after start: the text worker matches the lines ripgrep found, or lists and reads the
+      // workspace itself, instead of reading only once the index's listing (paused meanwhile) is complete.
       this.walked = true;
       void this.index.listing();
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);

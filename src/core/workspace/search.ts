@@ -86,8 +86,20 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Queries compiled already: a search compiles its query in several places (the parse for required text included). */
+const compiledQueries = new WeakMap<SearchQuery, CompiledQuery>();
+
 /** Builds the pattern; invalid user regular expressions are a clear INVALID_ARGUMENT error. */
 export function compileQuery(q: SearchQuery): CompiledQuery {
+  let compiled = compiledQueries.get(q);
+  if (!compiled) {
+    compiled = compileNew(q);
+    compiledQueries.set(q, compiled);
+  }
+  return compiled;
+}
+
+function compileNew(q: SearchQuery): CompiledQuery {
   if (q.query.length === 0) throw new NotesError('INVALID_ARGUMENT', 'The search query is empty.');
   let source = q.regex ? q.query : escapeRegExp(q.query);
   if (q.wholeWord) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
@@ -143,7 +155,7 @@ export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQu
 }
 
 /** Most bytes of ripgrep output taken: more, and reading the files in order (stopping at the result limit) is cheaper. */
-const RIPGREP_MAX_BYTES = 4 * 1024 * 1024;
+const RIPGREP_MAX_BYTES = 2 * 1024 * 1024;
 
 /** How a search uses ripgrep: the program, and whom to tell when it fails (once a warning, then debug lines). */
 export class RipgrepUse {
@@ -185,8 +197,8 @@ export async function linesWith(worker: TextWorker, lines: Uint8Array, rules: Wa
 
 /**
  * The disk scan: the first worker lists the workspace, then the workers (keeping no text) read and search their
- * shares of the files. With ripgrep, only the lines it finds the query's text on are matched. The workers are started on the first search and kept (idle, they do not keep the process
- * alive) until dispose().
+ * shares of the files; with ripgrep, the first worker matches only the lines it found instead. The workers are
+ * started on the first search and kept (idle, they do not keep the process alive) until dispose().
  */
 export class ScanSearch implements SearchBackend {
   private worker: TextWorker | undefined;
