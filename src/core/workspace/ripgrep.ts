@@ -4,8 +4,7 @@
 // of a regular expression); the text worker then matches each line it printed exactly as it matches the lines of a
 // file it reads, so the answer is the one a scan of every file gives (index-equivalence.test.ts holds them equal).
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
+import { findOnPath } from '../program-path';
 import { requiredLiterals } from './regex-literals';
 import type { WalkRules } from './text-worker';
 
@@ -34,23 +33,8 @@ export function locateRipgrep(env: NodeJS.ProcessEnv = process.env): string | un
   const given = env[RIPGREP_ENV];
   if (given !== undefined && given !== '') return given.toLowerCase() === 'off' ? undefined : given;
   const searchPath = env.PATH ?? env.Path ?? '';
-  if (onPath?.path !== searchPath) onPath = { path: searchPath, found: findOnPath(searchPath) };
+  if (onPath?.path !== searchPath) onPath = { path: searchPath, found: findOnPath('rg', searchPath) };
   return onPath.found;
-}
-
-function findOnPath(searchPath: string): string | undefined {
-  const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const candidate = path.join(dir, name);
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** Code points that JavaScript's case-insensitive matching (with or without the u flag) pairs with an ASCII letter. */

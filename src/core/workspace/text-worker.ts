@@ -272,11 +272,26 @@ function textWorkerMain(
   }
 
   function searchFiles(job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }, files: readonly string[]): void {
-    const progress = new Int32Array(job.shared);
-    Atomics.store(progress, 3, 1);
     const { required, flags } = job.query;
     // Case-sensitive texts are in the bytes of every file that can match, too.
     const needles = required && !flags.includes('i') ? required.map((text) => Buffer.from(text, 'utf8')) : undefined;
+    matchFiles(job, files, (i) => textOf(files[i], needles));
+  }
+
+  /**
+   * Matches `files` in order, the text of each given by `textAt` (undefined: not searched), for at most job.limit
+   * lines, stopping early at the query's maxChars or when cancelled, and posts the answer. `renumber` turns the
+   * line numbers of a text into those of its file.
+   */
+  function matchFiles(
+    job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer },
+    files: readonly string[],
+    textAt: (i: number) => string | undefined,
+    renumber?: (lines: LineMatch[]) => void,
+  ): void {
+    const progress = new Int32Array(job.shared);
+    Atomics.store(progress, 3, 1);
+    const { source, flags, wholeText, required, maxChars } = job.query;
     const found: Array<[number, LineMatch[]]> = [];
     let left = job.limit;
     let searched = 0;
@@ -289,18 +304,19 @@ function textWorkerMain(
         break;
       }
       Atomics.store(progress, 0, i);
-      const text = textOf(files[i], needles);
+      const text = textAt(i);
       // A read from disk is not the expression's time: the watchdog restarts its clock here.
       Atomics.add(progress, 1, 1);
       if (text !== undefined) {
         searched++;
-        const lines = match(text, job.query.source, job.query.flags, left, job.query.wholeText, required);
+        const lines = match(text, source, flags, left, wholeText, required);
+        renumber?.(lines);
         if (lines.length) {
           found.push([i, lines]);
           left -= lines.length;
-          if (job.query.maxChars !== undefined) {
+          if (maxChars !== undefined) {
             for (const [, content, matched] of lines) chars += files[i].length + content.length + matched.length;
-            cut = chars > job.query.maxChars;
+            cut = chars > maxChars;
           }
         }
       }
@@ -332,7 +348,6 @@ function textWorkerMain(
    * over maxFileSize, as a read does.)
    */
   function linesSearch(job: Extract<ToWorker, { type: 'lines' }>): void {
-    const progress = new Int32Array(job.shared);
     const out = Buffer.from(job.output.buffer, job.output.byteOffset, job.output.byteLength);
     /** For each file: line number, start and end of each printed line, in threes. */
     const printed = new Map<string, number[]>();
@@ -362,44 +377,27 @@ function textWorkerMain(
     const files = [...printed.keys()].filter(listedBy(job.rules)).sort();
     const walked: FromWorker = { type: 'walked', id: job.id, files };
     port.postMessage(walked);
-    Atomics.store(progress, 3, 1);
-    const found: Array<[number, LineMatch[]]> = [];
-    let left = job.limit;
-    let searched = 0;
-    let chars = 0;
-    let cut = false;
-    for (let i = 0; i < files.length && left > 0 && !cut; i++) {
-      if (Atomics.load(progress, 2) !== 0) {
-        const stopped: FromWorker = { type: 'found', id: job.id, found: [], searched, cancelled: true };
-        return port.postMessage(stopped);
-      }
-      Atomics.store(progress, 0, i);
-      searched++;
-      // The file's printed lines, one after another, decoded at once as the text they are lines of.
-      const spans = printed.get(files[i]) as number[];
-      let size = spans.length / 3 - 1;
-      for (let k = 0; k < spans.length; k += 3) size += spans[k + 2] - spans[k + 1];
-      const joined = size <= buffer.length ? buffer : Buffer.allocUnsafe(size);
-      let at = 0;
-      for (let k = 0; k < spans.length; k += 3) {
-        if (k > 0) joined[at++] = 10;
-        at += out.copy(joined, at, spans[k + 1], spans[k + 2]);
-      }
-      Atomics.add(progress, 1, 1);
-      const lines = match(joined.toString('utf8', 0, at), job.query.source, job.query.flags, left, job.query.wholeText, job.query.required);
-      for (const line of lines) line[0] = spans[(line[0] - 1) * 3];
-      if (lines.length) {
-        found.push([i, lines]);
-        left -= lines.length;
-        if (job.query.maxChars !== undefined) {
-          for (const [, content, matched] of lines) chars += files[i].length + content.length + matched.length;
-          cut = chars > job.query.maxChars;
+    let spans: number[] = [];
+    matchFiles(
+      job,
+      files,
+      (i) => {
+        // The file's printed lines, one after another, decoded at once as the text they are lines of.
+        spans = printed.get(files[i]) as number[];
+        let size = spans.length / 3 - 1;
+        for (let k = 0; k < spans.length; k += 3) size += spans[k + 2] - spans[k + 1];
+        const joined = size <= buffer.length ? buffer : Buffer.allocUnsafe(size);
+        let at = 0;
+        for (let k = 0; k < spans.length; k += 3) {
+          if (k > 0) joined[at++] = 10;
+          at += out.copy(joined, at, spans[k + 1], spans[k + 2]);
         }
-      }
-      Atomics.add(progress, 1, 1);
-    }
-    const reply: FromWorker = { type: 'found', id: job.id, found, searched, cancelled: false, cut };
-    port.postMessage(reply);
+        return joined.toString('utf8', 0, at);
+      },
+      (lines) => {
+        for (const line of lines) line[0] = spans[(line[0] - 1) * 3];
+      },
+    );
   }
 
   function handle(message: ToWorker): void {

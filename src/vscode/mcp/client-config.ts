@@ -1,6 +1,5 @@
 // The JSON a user pastes into Claude Desktop, Cursor or a similar MCP client to reach this machine's notes server.
-import fs from 'node:fs';
-import path from 'node:path';
+import { findOnPath } from '../../core/program-path';
 
 export interface ClientConfigOptions {
   serverScript: string;
@@ -15,19 +14,7 @@ export interface ClientConfigOptions {
 
 /** First `node` on PATH, as an absolute path; a client does not necessarily share this shell's PATH. */
 export function findNodeOnPath(envPath = process.env.PATH ?? ''): string | undefined {
-  const names = process.platform === 'win32' ? ['node.exe'] : ['node'];
-  for (const dir of envPath.split(path.delimiter).filter(Boolean)) {
-    for (const name of names) {
-      const candidate = path.join(dir, name);
-      try {
-        fs.accessSync(candidate, fs.constants.X_OK);
-        if (fs.statSync(candidate).isFile()) return candidate;
-      } catch {
-        // Not here.
-      }
-    }
-  }
-  return undefined;
+  return findOnPath('node', envPath);
 }
 
 export function clientConfiguration(o: ClientConfigOptions): { mcpServers: Record<string, unknown> } {
