@@ -114,7 +114,7 @@ export function ripgrepPattern(required: readonly string[] | undefined, ignoreCa
 }
 
 /** Arguments of the ripgrep run that prints every line holding a match of `pattern`, each after its file's path. */
-export function ripgrepArgs(pattern: RipgrepPattern, rules: Pick<WalkRules, 'showHiddenFiles' | 'extensions'>, maxFileSize: number): string[] {
+export function ripgrepArgs(pattern: RipgrepPattern, rules: Pick<WalkRules, 'showHiddenFiles' | 'extensions' | 'exclude'>, maxFileSize: number): string[] {
   const args = [
     '--no-config',
     // path NUL line-number ':' line, one matching line after another, each file's lines together and in order
@@ -139,6 +139,13 @@ export function ripgrepArgs(pattern: RipgrepPattern, rules: Pick<WalkRules, 'sho
   // ripgrep about as little as none; one glob per type cost it 10 ms on 10 000 notes). Hidden files that match are
   // searched too (ripgrep lets globs override hiding): the rules drop them.
   if (rules.extensions.every((ext) => /^\.[A-Za-z0-9_-]+$/.test(ext))) args.push('--iglob', `*.{${rules.extensions.map((ext) => ext.slice(1)).join(',')}}`);
+  // Folders an exclude glob of the form **/NAME/** prunes (node_modules, .git) are not entered. ripgrep's **/NAME
+  // also leaves out files named NAME, which is safe only for names without an extension (never searched).
+  // After the glob above: the last matching glob decides.
+  for (const { glob } of rules.exclude) {
+    const name = /^\*\*\/([A-Za-z0-9_-]+|\.[A-Za-z0-9_-]+)\/\*\*$/.exec(glob)?.[1];
+    if (name) args.push('--glob', `!**/${name}`);
+  }
   if (pattern.fixed) args.push('--fixed-strings');
   for (const p of pattern.patterns) args.push('--regexp', p);
   // An explicit folder: without one, ripgrep searches its standard input whenever that is not a terminal.
@@ -152,7 +159,7 @@ export interface RipgrepRun {
   /** Real path of the workspace root. */
   root: string;
   pattern: RipgrepPattern;
-  rules: Pick<WalkRules, 'showHiddenFiles' | 'extensions'>;
+  rules: Pick<WalkRules, 'showHiddenFiles' | 'extensions' | 'exclude'>;
   maxFileSize: number;
   /** More lines than this and ripgrep is stopped (`overflow`): reading files in order and stopping early is cheaper. */
   maxLines: number;

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { matchLines } from '../../../src/core/workspace/match';
 import { requiredLiterals } from '../../../src/core/workspace/regex-literals';
 import { caseless, literalExpression, literalWeight, locateRipgrep, ripgrepArgs, ripgrepPattern, runRipgrep, RIPGREP_ENV } from '../../../src/core/workspace/ripgrep';
+import { compileGlobs } from '../../../src/core/workspace/listing';
 import { compileQuery } from '../../../src/core/workspace/search';
 import { testRipgrep } from './ripgrep-helper';
 
@@ -193,7 +194,7 @@ describe('matching only the lines that hold the required text (property)', funct
 describe('ripgrep: runs', function () {
   this.timeout(60_000);
   let root: string;
-  const rules = { showHiddenFiles: false, extensions: ['.md', '.txt'] };
+  const rules = { showHiddenFiles: false, extensions: ['.md', '.txt'], exclude: [] };
   const fixed = (text: string) => ({ fixed: true, patterns: [text] });
 
   before(() => {
@@ -227,6 +228,32 @@ describe('ripgrep: runs', function () {
     assert.deepEqual(printed, ['./a.md\x001:one kyoto', './a.md\x003:three kyoto', './sub/b.txt\x001:kyoto']);
   });
 
+  it('does not enter folders that **/NAME/** exclude globs prune, and enters all others', async () => {
+    const files: Record<string, string> = {
+      'node_modules/pkg/readme.md': 'kyoto',
+      'deep/node_modules/x.md': 'kyoto',
+      '.git/notes.md': 'kyoto',
+      'node_modules.md': 'kyoto, a note named like the folder',
+      'build/out.md': 'kyoto',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), `${text}\n`);
+    }
+    try {
+      const exclude = compileGlobs(['**/node_modules/**', '**/.git/**', 'build/**', '**/*.tmp/**']);
+      const args = ripgrepArgs(fixed('kyoto'), { showHiddenFiles: true, extensions: ['.md'], exclude }, 1000);
+      assert.deepEqual(args.filter((_arg, i) => args[i - 1] === '--glob'), ['!**/node_modules', '!**/.git'], 'only the plain folder globs are handed over');
+      const out = await runRipgrep({ program: testRipgrep(), root, pattern: fixed('kyoto'), rules: { showHiddenFiles: true, extensions: ['.md'], exclude }, maxFileSize: 1000, maxLines: 100, maxBytes: 1e6 });
+      assert.ok('lines' in out, JSON.stringify(out));
+      const printed = Buffer.from(out.lines).toString('utf8').split('\n').filter(Boolean).map((l) => l.split('\0')[0]).sort();
+      // build/ is excluded by a glob ripgrep is not given: the worker's rules drop it.
+      assert.deepEqual(printed, ['./a.md', './a.md', './build/out.md', './node_modules.md']);
+    } finally {
+      for (const top of ['node_modules', 'deep', '.git', 'node_modules.md', 'build']) fs.rmSync(path.join(root, top), { recursive: true, force: true });
+    }
+  });
+
   it('searches the folder, not its standard input, and takes patterns that look like options', async () => {
     fs.writeFileSync(path.join(root, 'dash.md'), '--version\n');
     try {
@@ -250,7 +277,7 @@ describe('ripgrep: runs', function () {
 
   it('is stopped when the search is cancelled', async () => {
     const controller = new AbortController();
-    const run = runRipgrep({ program: testRipgrep(), root: '/', pattern: fixed('a needle nobody wrote anywhere'), rules: { showHiddenFiles: true, extensions: ['.md'] }, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, signal: controller.signal });
+    const run = runRipgrep({ program: testRipgrep(), root: '/', pattern: fixed('a needle nobody wrote anywhere'), rules: { showHiddenFiles: true, extensions: ['.md'], exclude: [] }, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     const started = Date.now();
     assert.deepEqual(await run, { error: 'cancelled' });
