@@ -48,7 +48,7 @@ export class NotesContext {
   private resolver: { index: WorkspaceIndex; key: string; resolver: LinkResolver } | undefined;
   /** The file access of the current settings; rebuilt only when they change (it compiles the exclude globs). */
   private fileAccess: { settings: string; access: FileAccess } | undefined;
-  /** ripgrep, found on first use (NOTESAPP_RIPGREP, else PATH): searches without kept texts read only what it finds. */
+  /** ripgrep, found on first use (NOTESAPP_RIPGREP, else PATH): searches without every text in memory use it. */
   private ripgrepUse: { use: RipgrepUse | undefined } | undefined;
 
   constructor(
@@ -198,7 +198,7 @@ export class NotesContext {
   private ripgrep(): RipgrepUse | undefined {
     if (!this.ripgrepUse) {
       const program = locateRipgrep(this.deps.env ?? process.env);
-      this.deps.log('info', program ? `search: ripgrep ${program} narrows down the files searches read before the index has their texts` : 'search: no ripgrep found (NOTESAPP_RIPGREP, PATH): searches before the index has the texts read every file');
+      this.deps.log('info', program ? `search: ripgrep ${program} narrows down the files searches read while not every note text is in memory` : 'search: no ripgrep found (NOTESAPP_RIPGREP, PATH): searches while not every note text is in memory read every file');
       this.ripgrepUse = { use: program ? new RipgrepUse(program, this.deps.log) : undefined };
     }
     return this.ripgrepUse.use;

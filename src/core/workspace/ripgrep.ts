@@ -1,6 +1,6 @@
-// Finds the lines a search may match with ripgrep, the program VS Code's own search runs: a search that has no kept
-// texts to use (the first one after start, the disk scan) then matches only those lines instead of reading every
-// file of the workspace. ripgrep looks for text that every match must hold (the query itself, or the literal part
+// Finds the lines a search may match with ripgrep, the program VS Code's own search runs: a search that has not
+// every text in memory (the first one after start, those while the index reads or over its budget, the disk scan)
+// then matches only those lines instead of reading every file of the workspace. ripgrep looks for text that every match must hold (the query itself, or the literal part
 // of a regular expression); the text worker then matches each line it printed exactly as it matches the lines of a
 // file it reads, so the answer is the one a scan of every file gives (index-equivalence.test.ts holds them equal).
 import { spawn } from 'node:child_process';

@@ -168,8 +168,7 @@ export class WorkspaceIndex {
     return this.whileCrawlWaits(async () => {
       const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
       if (!lines || this.crawled || this.disposed) return undefined;
-      this.options.log?.('debug', 'search: the index is still listing, so the text worker matches the lines ripgrep found');
-      return linesWith(this.textWorker(), lines, rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
+      return this.matchLines(lines, rules, q, 'the index is still listing');
     });
   }
 
@@ -184,7 +183,12 @@ export class WorkspaceIndex {
     if (this.texts?.allKept() || this.disposed) return undefined;
     const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
     if (!lines || this.disposed) return undefined;
-    this.options.log?.('debug', 'search: not every text is in memory, so the text worker matches the lines ripgrep found');
+    return this.matchLines(lines, rules, q, 'not every text is in memory');
+  }
+
+  /** Matches the lines ripgrep printed in the first text worker (`why` is logged). */
+  private matchLines(lines: Uint8Array, rules: WalkRules, q: SearchQuery, why: string): Promise<SearchOutcome> {
+    this.options.log?.('debug', `search: ${why}, so the text worker matches the lines ripgrep found`);
     return linesWith(this.textWorker(), lines, rules, q, this.options.regexBudgetMs ?? DEFAULT_REGEX_BUDGET_MS);
   }
 
