@@ -1,5 +1,6 @@
 // The literal text a JavaScript regular expression cannot match without: from `\b(TODO|FIXME)\b.*deadline`, "TODO" or
-// "FIXME" (or "deadline"). ripgrep looks for that text to narrow down the files a search reads (see ripgrep.ts).
+// "FIXME" (or "deadline"); and its sieve, those texts in the order a match holds them (`(?:TODO|FIXME)` then, further
+// on the line, `deadline`). ripgrep looks for either to narrow down the lines a search matches (see ripgrep.ts).
 import { RegExpParser, type AST } from '@eslint-community/regexpp';
 
 /** Most strings in one set (a class or an alternation spelled out). */
@@ -8,17 +9,32 @@ const MAX_SET = 16;
 const MAX_LENGTH = 256;
 
 /**
- * What is known of the texts a node matches: `exact`, every one of them (when few and known), and `must`, strings one
- * of which every one of them contains (empty strings never; null when nothing is known).
+ * What is known of the texts a node matches: `exact`, every one of them (when few and known), `must`, strings one
+ * of which every one of them contains (empty strings never; null when nothing is known), and `sieve`, a ripgrep
+ * expression that matches within every one of them (null: nothing known, as for a text that may be empty).
  */
 interface Known {
   exact: string[] | null;
   must: string[] | null;
+  sieve: string | null;
 }
 
-const NOTHING: Known = { exact: null, must: null };
+const NOTHING: Known = { exact: null, must: null, sieve: null };
 /** Assertions match the empty string. */
-const EMPTY: Known = { exact: [''], must: null };
+const EMPTY: Known = { exact: [''], must: null, sieve: null };
+
+/**
+ * How the sieve spells things in ripgrep's syntax: `text`, a literal, as an expression matching wherever
+ * JavaScript finds the text in a decoded line (undefined when it cannot be looked for, see searchableLiteral), and
+ * `gap`, any run of bytes within a line.
+ */
+export interface SieveSpelling {
+  text: (text: string) => string | undefined;
+  gap: string;
+}
+
+/** Longest sieve, in characters (a command-line argument). */
+const MAX_SIEVE = 4096;
 
 /** `a` followed by `b`, every way; null when that makes too many strings or too long ones. */
 function product(a: readonly string[], b: readonly string[]): string[] | null {
@@ -57,20 +73,35 @@ function stronger(a: string[] | null, b: string[] | null, weight: (s: string) =>
 }
 
 class Extractor {
-  constructor(private readonly weight: (s: string) => number) {}
+  constructor(
+    private readonly weight: (s: string) => number,
+    private readonly spelling?: SieveSpelling,
+  ) {}
 
   alternatives(alternatives: readonly AST.Alternative[]): Known {
     const known = alternatives.map((a) => this.sequence(a.elements));
     const exact = union(known.map((k) => k.exact));
     const must = union(known.map((k) => k.must));
-    return { exact, must: stronger(requirement(must), requirement(exact), this.weight) };
+    // Every branch must narrow, or the whole cannot: a branch whose sieve is null may match anything.
+    const sieves = known.map((k) => k.sieve);
+    let sieve = sieves.every((x) => x !== null) ? (sieves.length === 1 ? sieves[0] : `(?:${sieves.join('|')})`) : null;
+    if (sieve === null && exact) sieve = this.spell(exact);
+    return { exact, must: stronger(requirement(must), requirement(exact), this.weight), sieve: sieve && sieve.length <= MAX_SIEVE ? sieve : null };
   }
 
-  /** Elements one after the other: their exact texts multiply; any element's requirement, or a run of exact ones, holds for the whole. */
+  /**
+   * Elements one after the other: their exact texts multiply; any element's requirement, or a run of exact ones,
+   * holds for the whole. The sieve is theirs in order, with a gap between any two: a match is their matches one
+   * after the other, each holding its element's sieve.
+   */
   sequence(elements: readonly AST.Element[]): Known {
     let exact: string[] | null = [''];
     let run: string[] = [''];
     let must: string[] | null = null;
+    const parts: string[] = [];
+    const addPart = (part: string | null) => {
+      if (part !== null) parts.push(part);
+    };
     for (const element of elements) {
       const k = this.element(element);
       must = stronger(must, requirement(k.must), this.weight);
@@ -80,22 +111,42 @@ class Extractor {
         if (longer) run = longer;
         else {
           must = stronger(must, requirement(run), this.weight);
+          addPart(this.spell(run));
           run = k.exact;
         }
       } else {
         must = stronger(must, requirement(run), this.weight);
+        addPart(this.spell(run));
+        addPart(k.sieve);
         run = [''];
       }
     }
     must = stronger(must, requirement(run), this.weight);
-    return { exact, must };
+    addPart(this.spell(run));
+    const sieve = this.spelling && parts.length ? parts.join(this.spelling.gap) : null;
+    return { exact, must, sieve: sieve && sieve.length <= MAX_SIEVE ? sieve : null };
+  }
+
+  /** One of `texts`, spelled for ripgrep; null when any cannot be (the empty text included: it narrows nothing). */
+  private spell(texts: readonly string[]): string | null {
+    if (!this.spelling || texts.length === 0) return null;
+    const spelled: string[] = [];
+    for (const t of texts) {
+      const s = t === '' ? undefined : this.spelling.text(t);
+      if (s === undefined) return null;
+      spelled.push(s);
+    }
+    return spelled.length === 1 ? spelled[0] : `(?:${spelled.join('|')})`;
   }
 
   element(node: AST.Element): Known {
     switch (node.type) {
       case 'Character': {
         const ch = String.fromCodePoint(node.value);
-        return { exact: [ch], must: [ch] };
+        // Never found as it is in a file's bytes: a line end (results are lines), NUL, and U+FFFD (which invalid
+        // bytes decode to). Taken as unknown, so that the texts around it still count.
+        if (ch === '\n' || ch === '\0' || ch === '\uFFFD') return NOTHING;
+        return { exact: [ch], must: [ch], sieve: this.spell([ch]) };
       }
       case 'CharacterClass':
         return this.characterClass(node);
@@ -110,7 +161,8 @@ class Extractor {
           exact = [''];
           for (let i = 0; i < node.min && exact; i++) exact = product(exact, inner.exact);
         }
-        return { exact, must: stronger(requirement(inner.must), requirement(inner.exact), this.weight) };
+        // At least one repetition, which holds the inner sieve.
+        return { exact, must: stronger(requirement(inner.must), requirement(inner.exact), this.weight), sieve: (exact && this.spell(exact)) ?? inner.sieve };
       }
       case 'Group':
         // A group that turns case-insensitivity on or off inside: not worth spelling out.
@@ -133,7 +185,7 @@ class Extractor {
       } else return NOTHING;
       if (chars.size > MAX_SET) return NOTHING;
     }
-    return chars.size ? { exact: [...chars], must: [...chars] } : NOTHING;
+    return chars.size ? { exact: [...chars], must: [...chars], sieve: this.spell([...chars]) } : NOTHING;
   }
 }
 
@@ -143,12 +195,26 @@ class Extractor {
  * texts it is likely to be in); the set whose weakest string rates highest is chosen.
  */
 export function requiredLiterals(source: string, flags: string, weight: (s: string) => number): string[] | undefined {
+  const known = analyse(source, flags, weight);
+  return (known && stronger(requirement(known.must), requirement(known.exact), weight)) ?? undefined;
+}
+
+/**
+ * A ripgrep expression that matches within every line the JavaScript regular expression `source` (with `flags`)
+ * matches: its literal texts in order, with gaps between them (spelled by `spelling`); undefined when none is
+ * known. It narrows more than required texts alone: for `\b(TODO|FIXME)\b.*deadline`, only lines with TODO or
+ * FIXME and, after it, deadline.
+ */
+export function regexSieve(source: string, flags: string, spelling: SieveSpelling): string | undefined {
+  return analyse(source, flags, () => 1, spelling)?.sieve ?? undefined;
+}
+
+function analyse(source: string, flags: string, weight: (s: string) => number, spelling?: SieveSpelling): Known | undefined {
   let pattern: AST.Pattern;
   try {
     pattern = new RegExpParser().parsePattern(source, 0, source.length, { unicode: flags.includes('u'), unicodeSets: flags.includes('v') });
   } catch {
     return undefined; // JavaScript took it, so a newer syntax than the parser knows: no narrowing
   }
-  const known = new Extractor(weight).alternatives(pattern.alternatives);
-  return stronger(requirement(known.must), requirement(known.exact), weight) ?? undefined;
+  return new Extractor(weight, spelling).alternatives(pattern.alternatives);
 }

@@ -5,7 +5,7 @@
 // file it reads, so the answer is the one a scan of every file gives (index-equivalence.test.ts holds them equal).
 import { spawn } from 'node:child_process';
 import { findOnPath } from '../program-path';
-import { requiredLiterals } from './regex-literals';
+import { regexSieve, requiredLiterals, type SieveSpelling } from './regex-literals';
 import type { WalkRules } from './text-worker';
 
 /** Environment variable naming the ripgrep program; `off` turns its use off. Unset: `rg` on PATH. */
@@ -104,12 +104,33 @@ export function requiredTexts(query: string, regex: boolean, source: string, fla
 }
 
 /**
- * What ripgrep must find for a search whose lines all hold one of `required` (see requiredTexts); undefined when
- * they are too common to be worth it.
+ * The sieve's spelling (see regexSieve): literals as literalExpression spells them, and gaps of any bytes but a line
+ * end — invalid UTF-8 included, which ripgrep's `.` does not match and JavaScript sees as U+FFFD.
  */
-export function ripgrepPattern(required: readonly string[] | undefined, ignoreCase: boolean): RipgrepPattern | undefined {
+function sieveSpelling(ignoreCase: boolean): SieveSpelling {
+  return { text: (t) => (searchableLiteral(t) ? literalExpression(t, ignoreCase) : undefined), gap: '(?-u:[^\\n])*' };
+}
+
+/**
+ * The ripgrep expression that matches within every line the regular expression `source` matches (see regexSieve),
+ * or undefined.
+ */
+export function sieveExpression(source: string, flags: string): string | undefined {
+  return regexSieve(source, flags, sieveSpelling(flags.includes('i')));
+}
+
+/**
+ * What ripgrep must find for a search whose lines all hold one of `required` (see requiredTexts), or that a regular
+ * expression's `sieve` matches in (see sieveExpression; it narrows at least as much); undefined when they are too
+ * common to be worth it.
+ */
+export function ripgrepPattern(required: readonly string[] | undefined, ignoreCase: boolean, sieve?: string): RipgrepPattern | undefined {
   if (!required || Math.min(...required.map((t) => literalWeight(t, ignoreCase))) < MIN_WEIGHT) return undefined;
-  const pattern = ignoreCase ? { fixed: false, patterns: required.map((t) => literalExpression(t, true)) } : { fixed: true, patterns: [...required] };
+  const pattern = sieve
+    ? { fixed: false, patterns: [sieve] }
+    : ignoreCase
+      ? { fixed: false, patterns: required.map((t) => literalExpression(t, true)) }
+      : { fixed: true, patterns: [...required] };
   return pattern.patterns.reduce((n, p) => n + p.length, 0) <= MAX_PATTERN_CHARS ? pattern : undefined;
 }
 

@@ -3,7 +3,7 @@ import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { compileGlobs } from './listing';
 import type { LineMatch } from './match';
-import { requiredTexts, ripgrepPattern, runRipgrep } from './ripgrep';
+import { requiredTexts, ripgrepPattern, runRipgrep, sieveExpression } from './ripgrep';
 import { TextWorker, type CompiledQuery, type WalkRules } from './text-worker';
 
 /** How long a user regular expression may run on one file before the search is stopped. */
@@ -156,6 +156,12 @@ export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQu
 
 /** Most bytes of ripgrep output taken: more, and reading the files in order (stopping at the result limit) is cheaper. */
 const RIPGREP_MAX_BYTES = 2 * 1024 * 1024;
+/**
+ * The same for a regular expression's sieve (see sieveExpression), whose lines match far more often than lines that
+ * merely hold a required text: on 10 000 notes, 2.9 MB of lines that all match took 350 ms through ripgrep against
+ * 465 ms reading the files, where 8.9 MB of lines holding "deadline" (a third of which match) took longer than reading.
+ */
+const RIPGREP_MAX_SIEVE_BYTES = 4 * 1024 * 1024;
 
 /** How a search uses ripgrep: the program, and whom to tell when it fails (once a warning, then debug lines). */
 export class RipgrepUse {
@@ -173,13 +179,16 @@ export class RipgrepUse {
    */
   async lines(root: string, rules: WalkRules, q: SearchQuery, maxFileSize: number): Promise<Uint8Array | undefined> {
     const compiled = compileQuery(q);
-    const pattern = ripgrepPattern(compiled.required, compiled.flags.includes('i'));
+    // A regular expression's literal texts in order, which narrows more than any one of them.
+    const sieve = q.regex ? sieveExpression(compiled.source, compiled.flags) : undefined;
+    const pattern = ripgrepPattern(compiled.required, compiled.flags.includes('i'), sieve);
     if (!pattern) return undefined;
     // Far more lines than results: a search reading files in path order stops at its limit long before.
     const maxLines = Math.max(10_000, 4 * (q.maxResults + 1));
-    const out = await runRipgrep({ program: this.program, root, pattern, rules, maxFileSize, maxLines, maxBytes: RIPGREP_MAX_BYTES, signal: q.signal });
+    const maxBytes = sieve ? RIPGREP_MAX_SIEVE_BYTES : RIPGREP_MAX_BYTES;
+    const out = await runRipgrep({ program: this.program, root, pattern, rules, maxFileSize, maxLines, maxBytes, signal: q.signal });
     if ('lines' in out) return out.lines;
-    if ('overflow' in out) this.log?.('debug', `search: ripgrep found more than ${maxLines} lines or ${RIPGREP_MAX_BYTES} bytes; the files are read in order instead`);
+    if ('overflow' in out) this.log?.('debug', `search: ripgrep found more than ${maxLines} lines or ${maxBytes} bytes; the files are read in order instead`);
     else if (!q.signal?.aborted) {
       this.log?.(this.warned ? 'debug' : 'warn', `search: ripgrep (${this.program}) could not be used, so every file is read: ${out.error}`);
       this.warned = true;

@@ -39,6 +39,11 @@ const REGEXES = [
   '\\p{Lu}{4}',
   'é|ö|ß',
   'kyoto\\s*\\n?$',
+  // Sieves for ripgrep (literal texts in order, gaps between): optional parts, branches, invalid bytes in a gap.
+  'customer(?: very)? feedback',
+  '(?:Lisbon|Kyoto).*(?:review|feedback)',
+  'before \\uFFFD+ after',
+  'kyoto (?:customer|x+) feed',
 ];
 
 function queries(): SearchQuery[] {

@@ -7,9 +7,10 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { matchLines } from '../../../src/core/workspace/match';
 import { requiredLiterals } from '../../../src/core/workspace/regex-literals';
-import { caseless, literalExpression, literalWeight, locateRipgrep, ripgrepArgs, ripgrepPattern, runRipgrep, RIPGREP_ENV } from '../../../src/core/workspace/ripgrep';
+import { caseless, literalExpression, literalWeight, locateRipgrep, ripgrepArgs, ripgrepPattern, runRipgrep, RIPGREP_ENV, sieveExpression } from '../../../src/core/workspace/ripgrep';
+import { spawnSync } from 'node:child_process';
 import { compileGlobs } from '../../../src/core/workspace/listing';
-import { compileQuery } from '../../../src/core/workspace/search';
+import { compileQuery, RipgrepUse } from '../../../src/core/workspace/search';
 import { testRipgrep } from './ripgrep-helper';
 
 
@@ -117,6 +118,105 @@ describe('ripgrep: what it looks for', function () {
     assert.deepEqual(req('[^a]bcd'), ['bcd']);
     assert.deepEqual(req('(?i:abc)def', 'u'), ['def'], 'a group that changes case-insensitivity is not spelled out');
   });
+});
+
+describe('ripgrep: the sieve of a regular expression', () => {
+  const gap = '(?-u:[^\\n])*';
+
+  it('spells the literal texts a match holds in their order, with gaps of any bytes between them', () => {
+    assert.equal(sieveExpression('\\b(TODO|FIXME)\\b.*deadline', 'u'), `(?:TODO|FIXME)${gap}deadline`);
+    assert.equal(sieveExpression('colou?r scheme', 'u'), `colo${gap}r\\x{20}scheme`);
+    assert.equal(sieveExpression('(?:abc)+x', 'u'), `abc${gap}x`);
+    assert.equal(sieveExpression('[ab]cd|e\\d+f', ''), `(?:(?:acd|bcd)|e${gap}f)`);
+    assert.equal(sieveExpression('(?<=\\[\\[)Note (\\d+)\\]\\]', 'u'), `\\x{5B}\\x{5B}Note\\x{20}${gap}\\x{5D}\\x{5D}`.replace(`\\x{5B}\\x{5B}`, ''));
+    assert.equal(sieveExpression('Kyoto.*tomás', 'iu'), `[kK\\x{212A}][yY][oO][tT][oO]${gap}[tT][oO][mM].[sS\\x{17F}]`);
+    assert.equal(sieveExpression('a\\bb', 'u'), 'ab', 'an assertion between two characters leaves them side by side');
+  });
+
+  it('has none when a branch or the whole can match without any literal text', () => {
+    assert.equal(sieveExpression('foo|.*', 'u'), undefined);
+    assert.equal(sieveExpression('(?:foo)?\\w+', 'u'), undefined);
+    assert.equal(sieveExpression('(\\w+) \\1', 'u'), `\\x{20}`, 'a back-reference is a gap');
+    assert.equal(sieveExpression('(?i:abc)', 'u'), undefined, 'a group that changes case-insensitivity is not spelled out');
+    assert.equal(sieveExpression('x\\uFFFDy', 'u'), `x${gap}y`, 'U+FFFD (what invalid bytes decode to) is a gap');
+    assert.equal(sieveExpression('\\uD83Dx', ''), undefined, 'half of a surrogate pair has no UTF-8 form: its run is not spelled');
+    assert.equal(sieveExpression('\\uD83D\\uDE00x', ''), '\\x{1F600}x', 'the two halves together are');
+  });
+
+  it('replaces the required texts when ripgrep is used for a regular expression', () => {
+    const c = compileQuery({ query: '\\b(TODO|FIXME)\\b.*deadline', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
+    assert.deepEqual(ripgrepPattern(c.required, false, sieveExpression(c.source, c.flags)), { fixed: false, patterns: [`(?:TODO|FIXME)${gap}deadline`] });
+    const common = compileQuery({ query: 'a.*b', regex: true, caseSensitive: true, wholeWord: false, maxResults: 10 });
+    assert.equal(ripgrepPattern(common.required, false, sieveExpression(common.source, common.flags)), undefined, 'texts too common stay unused');
+  });
+});
+
+/**
+ * Random regular expressions and random lines, some of them invalid UTF-8: every line JavaScript matches in the
+ * decoded text is a line ripgrep prints for the sieve. This is what makes the sieve lose nothing.
+ */
+describe('ripgrep: the sieve finds every line a regular expression matches (property, with ripgrep)', function () {
+  this.timeout(180_000);
+  let dir: string;
+  before(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-sieve-')));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const atom = fc.constantFrom(
+    'TODO', 'dead', 'line', 'a', 'b', 'K', 's', 'é', 'ß', '😀', '\\uD83D', '\\uDE00', '\\uFFFD', ' ',
+    '.', '\\w', '\\W', '\\d', '\\s', '[ab]', '[^a]', '[a-c]', '[kK]', '\\b', '\\B', '^', '$', '(?=b)', '(?<!a)', '\\1', '\\r',
+  );
+  const regex: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    seq: fc.array(tie('item'), { minLength: 1, maxLength: 5 }).map((items) => items.join('')),
+    item: fc.oneof(
+      { weight: 4, arbitrary: atom },
+      { weight: 1, arbitrary: fc.tuple(tie('seq'), tie('seq')).map(([a, b]) => `(${a}|${b})`) },
+      { weight: 1, arbitrary: fc.tuple(tie('seq'), fc.constantFrom('?', '*', '+', '{2}', '{1,3}', '{0}', '+?')).map(([a, q]) => `(?:${a})${q}`) },
+    ),
+  })).seq as fc.Arbitrary<string>;
+  // Pieces of lines as bytes: text in UTF-8, and invalid sequences (a lone continuation byte, a truncated sequence,
+  // 0xFF), which JavaScript decodes to U+FFFD; a carriage return (dropped at a line's end) and NUL.
+  const piece = fc.constantFrom<Buffer>(
+    ...['TODO', 'todo', 'dead', 'line', 'DEAD', 'a', 'b', 'c', 'k', 'K', '\u212A', 's', 'S', '\u017F', 'é', 'É', 'ß', 'ẞ', ' ', '1', '😀', '\uFFFD', '\r'].map((t) => Buffer.from(t)),
+    Buffer.from([0x80]), Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]), Buffer.from([0xff]), Buffer.from([0]),
+  );
+  const line = fc.array(piece, { maxLength: 10 }).map((ps) => Buffer.concat(ps));
+
+  for (const flags of ['u', 'iu', '', 'i']) {
+    it(`flags "${flags}"`, () => {
+      let sieved = 0;
+      fc.assert(
+        fc.property(regex, fc.array(line, { minLength: 1, maxLength: 12 }), (source, lines) => {
+          try {
+            new RegExp(source, flags);
+          } catch {
+            return; // not a valid expression with these flags
+          }
+          const sieve = sieveExpression(source, flags);
+          if (!sieve) return;
+          sieved++;
+          const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from('\n')]));
+          fs.writeFileSync(path.join(dir, 'lines.md'), bytes);
+          const expected = matchLines(bytes.toString('utf8'), source, flags, 1000).map(([n]) => n);
+          const run = spawnSync(testRipgrep(), ripgrepArgs({ fixed: false, patterns: [sieve] }, { showHiddenFiles: false, extensions: ['.md'], exclude: [] }, 1e6), { cwd: dir });
+          assert.ok(run.status === 0 || run.status === 1, `ripgrep failed on ${sieve}: ${run.stderr}`);
+          const printed = new Set(
+            run.stdout
+              .toString('latin1')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => Number(/\0(\d+):/.exec(l)?.[1])),
+          );
+          for (const n of expected) {
+            assert.ok(printed.has(n), `/${source}/${flags} matches line ${n} (${JSON.stringify(lines[n - 1].toString('utf8'))}), which ripgrep skips for ${sieve}`);
+          }
+        }),
+        { numRuns: 250 },
+      );
+      assert.ok(sieved > 50, `only ${sieved} of the expressions had a sieve`);
+    });
+  }
 });
 
 /**
@@ -273,6 +373,20 @@ describe('ripgrep: runs', function () {
     assert.ok('error' in missing && /ENOENT/.test(missing.error), JSON.stringify(missing));
     const invalid = await runRipgrep({ program, root, pattern: { fixed: false, patterns: ['(unclosed'] }, rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6 });
     assert.ok('error' in invalid && /exited with 2/.test(invalid.error), JSON.stringify(invalid));
+  });
+
+  it('prints, for a regular expression, only the lines holding its texts in order', async () => {
+    fs.writeFileSync(path.join(root, 'order.md'), 'TODO: call about the deadline\ndeadline first, then TODO\nFIXME deadline\nno texts\n');
+    try {
+      const use = new RipgrepUse(testRipgrep());
+      const q = { query: '\\b(TODO|FIXME)\\b.*deadline', regex: true, caseSensitive: true, wholeWord: false, maxResults: 100 };
+      const out = await use.lines(root, { ...rules, exclude: [] }, q, 1e6);
+      assert.ok(out, 'ripgrep was used');
+      const printed = Buffer.from(out).toString('utf8').split('\n').filter(Boolean).sort();
+      assert.deepEqual(printed, ['./order.md\x001:TODO: call about the deadline', './order.md\x003:FIXME deadline']);
+    } finally {
+      fs.rmSync(path.join(root, 'order.md'));
+    }
   });
 
   it('is stopped when the search is cancelled', async () => {
