@@ -84,8 +84,7 @@ class Extractor {
     const must = union(known.map((k) => k.must));
     // Every branch must narrow, or the whole cannot: a branch whose sieve is null may match anything.
     const sieves = known.map((k) => k.sieve);
-    let sieve = sieves.every((x) => x !== null) ? (sieves.length === 1 ? sieves[0] : `(?:${sieves.join('|')})`) : null;
-    if (sieve === null && exact) sieve = this.spell(exact);
+    const sieve = sieves.every((x) => x !== null) ? (sieves.length === 1 ? sieves[0] : `(?:${sieves.join('|')})`) : null;
     return { exact, must: stronger(requirement(must), requirement(exact), this.weight), sieve: sieve && sieve.length <= MAX_SIEVE ? sieve : null };
   }
 
