@@ -128,7 +128,7 @@ describe('ripgrep: the sieve of a regular expression', () => {
     assert.equal(sieveExpression('colou?r scheme', 'u'), `colo${gap}r\\x{20}scheme`);
     assert.equal(sieveExpression('(?:abc)+x', 'u'), `abc${gap}x`);
     assert.equal(sieveExpression('[ab]cd|e\\d+f', ''), `(?:(?:acd|bcd)|e${gap}f)`);
-    assert.equal(sieveExpression('(?<=\\[\\[)Note (\\d+)\\]\\]', 'u'), `\\x{5B}\\x{5B}Note\\x{20}${gap}\\x{5D}\\x{5D}`.replace(`\\x{5B}\\x{5B}`, ''));
+    assert.equal(sieveExpression('(?<=\\[\\[)Note (\\d+)\\]\\]', 'u'), `Note\\x{20}${gap}\\x{5D}\\x{5D}`, 'a lookbehind is a gap');
     assert.equal(sieveExpression('Kyoto.*tomás', 'iu'), `[kK\\x{212A}][yY][oO][tT][oO]${gap}[tT][oO][mM].[sS\\x{17F}]`);
     assert.equal(sieveExpression('a\\bb', 'u'), 'ab', 'an assertion between two characters leaves them side by side');
   });
