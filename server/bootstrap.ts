@@ -1,6 +1,6 @@
 // dist/server.js: loads the server bundle (dist/server-core.js) through a V8 code cache, so later starts skip
 // compiling two megabytes of JavaScript. Any cache problem falls back to a plain require. Meanwhile the first text
-// worker thread boots on another core (see worker-boot.ts).
+// worker thread boots on another core (see worker-boot.ts) and lists the workspace (see prelist.ts).
 import fs from 'node:fs';
 import Module from 'node:module';
 import os from 'node:os';
@@ -9,7 +9,22 @@ import vm from 'node:vm';
 import { prestartTextWorker } from '../src/core/workspace/worker-boot';
 
 const argv = process.argv.slice(2);
-if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker();
+if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker(process.env, workspaceArgument());
+
+/**
+ * The workspace folder as main.ts takes it from --workspace or NOTESAPP_WORKSPACE (undefined when it comes from the
+ * configuration or the current folder: the worker then lists nothing early, and the index lists the usual way).
+ */
+function workspaceArgument(): string | undefined {
+  let named: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') break;
+    if (argv[i] === '--workspace' && i + 1 < argv.length) named = argv[++i];
+    else if (argv[i].startsWith('--workspace=')) named = argv[i].slice('--workspace='.length);
+  }
+  const chosen = named ?? process.env.NOTESAPP_WORKSPACE;
+  return chosen ? path.resolve(chosen) : undefined;
+}
 
 const CORE = path.join(__dirname, 'server-core.js');
 /** Set the moment the bundle starts running: from then on a failure is the server's own, never retried. */

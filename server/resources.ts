@@ -232,8 +232,16 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   const previousOnInitialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     previousOnInitialized?.();
-    void checkNoteSet(false);
-    void ctx.workspaceIndex().then((index) => index?.onFilesChanged(() => !closed && scheduleCheck(false)));
+    void ctx.workspaceIndex().then(async (index) => {
+      index?.onFilesChanged(() => !closed && scheduleCheck(false));
+      if (!index) return checkNoteSet(false);
+      // The first snapshot waits for the first answers (taking it costs tens of milliseconds with 50 000 files); a
+      // change to the list meanwhile, which a client may have seen half of, is announced.
+      await index.listing();
+      const version = index.version;
+      await index.answered();
+      if (!closed) await checkNoteSet(index.version !== version);
+    });
   };
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {

@@ -55,18 +55,29 @@ export function compileGlobs(patterns: readonly string[]): CompiledGlob[] {
  * picomatch drops), runs of dots alone, and globs holding `***` (picomatch's expression for those leaves a dot
  * after a letter unescaped, so it matches any character there).
  */
-export function globMatcher(globs: readonly CompiledGlob[]): (path: string) => boolean {
+export function globMatcher(globs: readonly CompiledGlob[]): GlobMatcher {
   const tests = globs.map((g) => {
     const plain = /^[\p{L}\p{N} ._\-/*]+$/u.test(g.glob) && !g.glob.startsWith('./') && !g.glob.includes('***');
     let required = '';
     if (plain) for (const run of g.glob.split(/[*/]+/)) if (run.length > required.length && !/^\.+$/.test(run)) required = run;
     return { glob: g.glob, re: new RegExp(g.source, g.flags), required };
   });
-  return (path) => {
+  const matcher: GlobMatcher = (path) => {
     if (path === '') return false;
     for (const t of tests) if (path === t.glob || (path.includes(t.required) && t.re.test(path))) return true;
     return false;
   };
+  // A glob matches a path it equals, or one holding its required run: with one for every glob, these texts are
+  // in every path that matches.
+  if (tests.every((t) => t.required !== '')) matcher.needles = tests.flatMap((t) => [t.glob, t.required]);
+  return matcher;
+}
+
+/** True when any of the globs matches a path. */
+export interface GlobMatcher {
+  (path: string): boolean;
+  /** When set, every path a glob matches holds one of these texts (a set of paths holding none needs no test). */
+  needles?: string[];
 }
 
 export function createPathFilter(options: ListOptions): PathFilter {

@@ -6,6 +6,7 @@
 // This module is small on purpose: the loader bundles it, and must stay quick to load.
 import os from 'node:os';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
+import { prelist, PRELIST_MAX_ENTRIES } from './prelist';
 
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
@@ -19,8 +20,18 @@ export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** security.maxFileSize's default (the configuration schema's; a unit test holds the two equal). */
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 
-/** The program every text worker runs first: it waits for `{ source, setup }` and runs `source` with `setup`. */
-const PRELUDE = `require('node:worker_threads').parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
+/** Where a worker keeps its early listing (see prelist.ts) until its program takes it. */
+export const PRELISTING_SLOT = 'notesapp.prelisting';
+
+/**
+ * The program every text worker runs first: given a workspace folder (workerData.prelist), it lists it (see
+ * prelist.ts) and keeps the result in globalThis[Symbol.for(PRELISTING_SLOT)]; then it waits for `{ source, setup }`
+ * and runs `source` with `setup`. Messages sent meanwhile wait in the port.
+ */
+const PRELUDE = `const __name = (fn) => fn;
+const { parentPort, workerData } = require('node:worker_threads');
+if (workerData && workerData.prelist) globalThis[Symbol.for(${JSON.stringify(PRELISTING_SLOT)})] = (${prelist.toString()})(require('node:fs'), workerData.prelist, ${PRELIST_MAX_ENTRIES});
+parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
 
 /** The text memory budget: NOTESAPP_INDEX_MB (mebibytes, 0 or more) when set, else the default. */
 export function indexBytes(env: NodeJS.ProcessEnv): number {
@@ -50,9 +61,9 @@ export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLim
   };
 }
 
-/** Starts a worker that waits for its program (see runProgram). */
-export function bootWorker(limits: ResourceLimits): Worker {
-  return new Worker(PRELUDE, { eval: true, resourceLimits: limits });
+/** Starts a worker that waits for its program (see runProgram), listing `prelistRoot` first when given. */
+export function bootWorker(limits: ResourceLimits, prelistRoot?: string): Worker {
+  return new Worker(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot } });
 }
 
 /** Gives a booted worker its program: `source` runs with `require` and `setup` in scope. */
@@ -74,16 +85,17 @@ const slots = globalThis as unknown as Record<symbol, Prestarted | undefined>;
 
 /**
  * Boots the first text worker now, with the limits the index will ask for under the default settings
- * (security.maxFileSize, NOTESAPP_INDEX_MB, cores). It keeps nothing alive, and goes if it fails or is not taken.
- * Returns it (undefined when one is waiting already or it could not start: the index then starts its own).
+ * (security.maxFileSize, NOTESAPP_INDEX_MB, cores); given the workspace folder, it lists it first (see prelist.ts).
+ * It keeps nothing alive, and goes if it fails or is not taken. Returns it (undefined when one is waiting already
+ * or it could not start: the index then starts its own).
  */
-export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env): Worker | undefined {
+export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspace?: string): Worker | undefined {
   if (slots[SLOT]) return undefined;
   const n = shardCount();
   const limits = workerLimits(shareOf(indexBytes(env), n, 0), DEFAULT_MAX_FILE_SIZE);
   let worker: Worker;
   try {
-    worker = bootWorker(limits);
+    worker = bootWorker(limits, workspace);
   } catch {
     return undefined;
   }
@@ -100,8 +112,9 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env): Worker
 }
 
 /**
- * The prestarted worker when it was booted with exactly `limits` (it is then the caller's, with no listeners);
- * undefined otherwise, and a worker booted with other limits is stopped.
+ * The prestarted worker when it was booted with exactly `limits` (it is then the caller's, with no listeners; its
+ * early listing, if any, is its program's to take); undefined otherwise, and a worker booted with other limits is
+ * stopped.
  */
 export function takePrestartedWorker(limits: ResourceLimits): Worker | undefined {
   const p = release();

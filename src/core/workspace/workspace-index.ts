@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
-import { createPathFilter, type ListOptions, type PathFilter } from './listing';
+import { compileGlobs, createPathFilter, type CompiledGlob, type ListOptions, type PathFilter } from './listing';
+import type { Prelisting } from './prelist';
 import { DEFAULT_REGEX_BUDGET_MS, linesWith, searchWith, walkRules, walkWith, type RipgrepUse, type SearchOutcome, type SearchQuery } from './search';
 import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
@@ -30,6 +31,17 @@ export interface IndexOptions extends ListOptions {
    * take.
    */
   waitForOutput?: () => Promise<void>;
+  /**
+   * The early listing to start from (default: the first text worker's, see prelist.ts), given the exclude globs to
+   * apply to it. Asked only when the settings prune what it leaves out (hidden names, node_modules folders).
+   */
+  prelisting?: (exclude: CompiledGlob[]) => Promise<Prelisting | undefined>;
+  /**
+   * A folder whose modification or change time is this close to (or after) the moment it was checked is read again
+   * rather than trusted to be unchanged: file systems store those times in ticks (two seconds on FAT), so a change
+   * in the same tick leaves them equal. Default RACY_MS; tests set 0.
+   */
+  racyMs?: number;
   /** Watches one folder (default fs.watch); tests make it fail as the operating system's watch limit does. */
   watchFolder?: (folder: string, options: { persistent: boolean }, listener: fs.WatchListener<string>) => fs.FSWatcher;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -39,6 +51,17 @@ export interface IndexOptions extends ListOptions {
 const SLICE_MS = 8;
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */
 const APPLY_DELAY_MS = 100;
+/** See IndexOptions.racyMs: more than FAT's two-second ticks. */
+const RACY_MS = 3000;
+/** The exclude glob that prunes every node_modules folder (an early listing leaves them out). */
+const NODE_MODULES_GLOB = '**/node_modules/**';
+
+/** Folders of an early listing, checked unchanged but not watched yet: their times and inode (in threes), and when the check began. */
+interface Unwatched {
+  folders: readonly string[];
+  stats: readonly number[];
+  checkedAt: number;
+}
 
 /**
  * Keeps the sorted list of files (as listWorkspaceFiles lists them); its text worker keeps the text of up to
@@ -81,6 +104,17 @@ export class WorkspaceIndex {
   private readingDeferred = false;
   /** A deferred start of reading is waiting for the output (one at a time). */
   private readingScheduled = false;
+  /**
+   * Set while the listing came from an early listing whose folders are checked but not watched yet: requests that
+   * were waiting before the check began are answered from it; any other waits for watched().
+   */
+  private unwatched: Unwatched | undefined;
+  /** Watching the folders of `unwatched`, once started. */
+  private watching: Promise<void> | undefined;
+  /** Set once the check of an early listing began: requests arriving from then on wait for the watchers. */
+  private checking = false;
+  /** Called once no request waits in fresh() (see answered()). */
+  private answeredWaiters: Array<() => void> = [];
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
@@ -210,12 +244,38 @@ export class WorkspaceIndex {
     return this.options.waitForOutput?.() ?? Promise.resolve();
   }
 
-  /** Lets the workers read the texts to keep, if that was deferred until the requests waiting were answered. */
+  /**
+   * Lets the workers read the texts to keep, if that was deferred until the requests waiting were answered; an
+   * early listing's folders are watched first (a text read before its file is watched could go stale unnoticed).
+   */
   private startReading(): void {
     this.readingScheduled = false;
+    if (this.unwatched) {
+      void this.watched().then(() => this.startReading());
+      return;
+    }
     if (!this.readingDeferred || this.disposed) return;
     this.readingDeferred = false;
     this.texts?.sync(this.cacheableFiles(), []);
+  }
+
+  /** Resolves once every listed folder is watched (at once, unless the listing came from an early listing). */
+  private watched(): Promise<void> {
+    if (!this.unwatched) return Promise.resolve();
+    this.watching ??= this.watchChecked(this.unwatched);
+    return this.watching;
+  }
+
+  /**
+   * Resolves once the listing is complete, the requests that were waiting for it are answered and their replies
+   * written out: background work started then does not delay the first answers.
+   */
+  async answered(): Promise<void> {
+    await this.listing();
+    // Requests whose turn came with the listing's enter fresh() first.
+    await yieldToEventLoop();
+    if (this.requestsWaiting > 0 && !this.disposed) await new Promise<void>((resolve) => this.answeredWaiters.push(resolve));
+    await this.outputWritten();
   }
 
   /** Called after the list of files changed because of a watcher event (not on the first build). */
@@ -234,8 +294,14 @@ export class WorkspaceIndex {
     this.listingWanted = true;
     this.markWanted();
     this.resumeCrawl?.();
+    // Checked after this request arrived, an early listing answers it before its folders are watched.
+    const beforeCheck = !this.checking;
     this.requestsWaiting++;
     try {
+      if (!beforeCheck) {
+        await this.listing();
+        await this.watched();
+      }
       return await this.applyPending();
     } finally {
       // A reply built in this promise chain reaches the transport before the next turn (one that does more I/O
@@ -245,6 +311,7 @@ export class WorkspaceIndex {
         this.readingScheduled = true;
         setImmediate(() => void this.outputWritten().then(() => this.startReading()));
       }
+      if (this.requestsWaiting === 0) for (const answered of this.answeredWaiters.splice(0)) setImmediate(answered);
     }
   }
 
@@ -282,6 +349,8 @@ export class WorkspaceIndex {
     for (const rel of files) {
       let known = this.fileStats.get(rel);
       if (!known) {
+        // Kept only when taken with the folders watched, so that a later change is reported.
+        const watched = !this.unwatched;
         let stat: fs.Stats | undefined;
         try {
           stat = fs.statSync(this.absolute(rel), { throwIfNoEntry: false });
@@ -291,7 +360,7 @@ export class WorkspaceIndex {
         if (!stat) continue;
         known = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs };
         // Set before any watcher event is handled (those wait for the next turn), so a later change drops it.
-        if (!this.disposed && stat.nlink <= 1) this.fileStats.set(rel, known);
+        if (!this.disposed && watched && !this.unwatched && stat.nlink <= 1) this.fileStats.set(rel, known);
         await breathe();
       }
       out.push(known);
@@ -308,6 +377,7 @@ export class WorkspaceIndex {
     this.disposed = true;
     this.resumeCrawl?.();
     this.markWanted(); // ends a wait for the output too
+    for (const answered of this.answeredWaiters.splice(0)) answered();
     clearTimeout(this.applyTimer);
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
@@ -320,7 +390,7 @@ export class WorkspaceIndex {
     if (!this.texts) {
       const o = this.options;
       this.texts = new TextWorker({ root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes, shards: o.textWorkers, log: o.log });
-      if (this.crawled && !this.readingDeferred) this.texts.sync(this.cacheableFiles(), []);
+      if (this.crawled && !this.readingDeferred && !this.unwatched) this.texts.sync(this.cacheableFiles(), []);
     }
     return this.texts;
   }
@@ -339,6 +409,7 @@ export class WorkspaceIndex {
 
   private async crawl(): Promise<void> {
     const started = Date.now();
+    if (await this.fromPrelisting(started)) return;
     const found: string[] = [];
     const queue = [''];
     const breathe = slicer();
@@ -359,6 +430,92 @@ export class WorkspaceIndex {
     if (this.requestsWaiting > 0) this.readingDeferred = true;
     else this.texts?.sync(this.cacheableFiles(), []);
     this.options.log?.('info', `index: ${found.length} files listed and ${this.watchers.size} folders watched in ${Date.now() - started} ms`);
+  }
+
+  /**
+   * Takes the listing from an early listing when there is one for these settings: each folder it read is checked
+   * unchanged since (its times and inode; one stat instead of a read), and one that changed, or whose times are too
+   * recent to tell (racy), is read again as a watcher's report of it would be (it and everything under it,
+   * watched). The other folders are watched later (watchChecked), once the requests waiting are answered. False
+   * when there is none: the caller crawls.
+   */
+  private async fromPrelisting(started: number): Promise<boolean> {
+    const o = this.options;
+    if (o.showHiddenFiles || !o.excludePatterns.includes(NODE_MODULES_GLOB)) return false;
+    const exclude = compileGlobs(o.excludePatterns);
+    let early: Prelisting | undefined;
+    try {
+      early = await (o.prelisting ? o.prelisting(exclude) : this.textWorker().prelisted(exclude));
+    } catch {
+      early = undefined;
+    }
+    if (!early || early.root !== o.root || this.disposed) return false;
+    this.options.log?.('debug', `index: the early listing took ${early.finished - early.started} ms and was complete ${started - early.finished} ms before the listing began; ${Date.now() - started} ms to receive it`);
+    this.checking = true;
+    const checkedAt = Date.now();
+    const racyMs = o.racyMs ?? RACY_MS;
+    const { folders } = early;
+    const stats: number[] = new Array<number>(folders.length * 3).fill(NaN);
+    const changed: string[] = [];
+    const breathe = slicer();
+    for (let i = 0; i < folders.length && !this.disposed; i++) {
+      const stat = this.folderStat(folders[i]);
+      if (stat) [stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]] = [stat.mtimeMs, stat.ctimeMs, stat.ino];
+      const [mtime, ctime, ino] = early.stats.slice(3 * i, 3 * i + 3);
+      if (!stat || stat.mtimeMs !== mtime || stat.ctimeMs !== ctime || stat.ino !== ino || Math.max(mtime, ctime) >= early.started - racyMs) {
+        changed.push(folders[i]);
+      }
+      await breathe();
+      while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
+    }
+    if (this.disposed) return true;
+    this.files = early.files;
+    for (const rel of changed) this.dirty.add(rel);
+    this.unwatched = { folders, stats, checkedAt };
+    this.version++;
+    this.crawled = true;
+    this.readingDeferred = true; // after the watchers (startReading)
+    if (this.requestsWaiting === 0) this.startReading();
+    this.options.log?.(
+      'info',
+      `index: ${early.files.length} files listed in ${Date.now() - started} ms from the early listing (${folders.length} folders checked, ${changed.length} read again); watching them next`,
+    );
+    return true;
+  }
+
+  /**
+   * Watches each folder of an early listing, then checks it once more against its stat from the first check: a
+   * change in between is applied as a watcher's report. Resolves when done.
+   */
+  private async watchChecked(unwatched: Unwatched): Promise<void> {
+    const started = Date.now();
+    const racyMs = this.options.racyMs ?? RACY_MS;
+    const { folders, stats, checkedAt } = unwatched;
+    const breathe = slicer();
+    for (let i = 0; i < folders.length && !this.disposed; i++) {
+      const rel = folders[i];
+      // Read again (and watched) already, or under a folder that was.
+      if (this.watchers.has(rel)) continue;
+      this.watch(rel);
+      const stat = this.folderStat(rel);
+      const [mtime, ctime, ino] = stats.slice(3 * i, 3 * i + 3);
+      if (!stat || stat.mtimeMs !== mtime || stat.ctimeMs !== ctime || stat.ino !== ino || Math.max(mtime, ctime) >= checkedAt - racyMs) this.dirty.add(rel);
+      await breathe();
+    }
+    this.unwatched = undefined;
+    if (this.disposed) return;
+    this.applyChanges();
+    this.options.log?.('info', `index: ${this.watchers.size} folders watched in ${Date.now() - started} ms`);
+  }
+
+  /** A listed folder's own stat (not following a link), or undefined when it is no longer a folder. */
+  private folderStat(rel: string): fs.Stats | undefined {
+    try {
+      const stat = fs.lstatSync(this.absolute(rel), { throwIfNoEntry: false });
+      return stat?.isDirectory() ? stat : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Watches one folder, then reads it (in that order, so nothing changed in between is missed). */
@@ -461,7 +618,7 @@ export class WorkspaceIndex {
     this.forgetStatsUnder(replaced);
     // While reading waits for the first answers, no text is kept (nothing to drop), and a sync would make the
     // workers report every text read before any was.
-    if (!this.readingDeferred) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
+    if (!this.readingDeferred && !this.unwatched) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
     if (this.version !== before) for (const l of this.setListeners) l();
   }
 

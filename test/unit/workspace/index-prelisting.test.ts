@@ -1,0 +1,296 @@
+// The early listing: the loader's text worker lists the workspace while the server loads, and the index starts
+// from it. Whatever changed in between (or while its folders are not watched yet) must still be in every answer,
+// exactly as a crawl of the disk lists it.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
+import { prelist } from '../../../src/core/workspace/prelist';
+import { WorkspaceIndex, type IndexOptions } from '../../../src/core/workspace/workspace-index';
+import { DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
+
+const DEFAULT_EXCLUDES = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
+/** Longer than the coarsest clock tick a file system time is taken from on Linux (HZ=100). */
+const TICK_MS = 30;
+
+describe('workspace index: the early listing', function () {
+  this.timeout(60_000);
+  let root: string;
+  const opened: WorkspaceIndex[] = [];
+
+  const write = (rel: string, text = `# ${rel}\n`) => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  };
+
+  /** What a crawl of the disk lists now. */
+  const crawl = (excludePatterns = DEFAULT_EXCLUDES, showHiddenFiles = false) => listWorkspaceFiles(root, { excludePatterns, showHiddenFiles });
+
+  function open(o: Partial<IndexOptions> = {}): { index: WorkspaceIndex; logged: string[] } {
+    const logged: string[] = [];
+    const index = new WorkspaceIndex({
+      root,
+      excludePatterns: DEFAULT_EXCLUDES,
+      showHiddenFiles: false,
+      fileExtension: '.md',
+      maxFileSize: DEFAULT_MAX_FILE_SIZE,
+      maxFiles: 10_000,
+      maxBytes: indexBytes({}),
+      log: (_level, message) => logged.push(message),
+      ...o,
+    });
+    opened.push(index);
+    return { index, logged };
+  }
+
+  /** The listing the index answers a request with (false: it fell back to the disk). */
+  async function listed(index: WorkspaceIndex): Promise<string[]> {
+    assert.equal(await index.fresh(), true, 'the index answers');
+    return [...index.listFiles()];
+  }
+
+  const readAgain = (logged: string[]) => {
+    const line = logged.find((m) => m.includes('from the early listing'));
+    assert.ok(line, `the index started from the early listing: ${logged.join(' | ')}`);
+    return Number(/(\d+) read again/.exec(line)?.[1]);
+  };
+
+  beforeEach(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-prelist-')));
+    write('a.md');
+    write('b.txt');
+    write('notes/x.md');
+    write('notes/deep/y.md');
+    write('notes/deep/deeper/z.md');
+    write('archive/old.md');
+    write('node_modules/pkg/readme.md');
+    write('notes/node_modules/inner.md');
+    write('.hidden/h.md');
+    write('.dot.md');
+    write('notes/.obsidian/app.json');
+    write('media/x.git.md'); // holds ".git" mid-name: not excluded, but the exclude globs must look
+    await sleep(TICK_MS);
+  });
+
+  afterEach(() => {
+    for (const index of opened.splice(0)) index.dispose();
+    discardPrestartedWorker();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lists what the crawl lists under the default settings, sorted, folders before their children', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    assert.equal(early.root, root);
+    assert.deepEqual(early.files, await crawl());
+    assert.equal(early.joined, early.files.join('\0'));
+    assert.deepEqual([...early.folders].sort(), ['', 'archive', 'media', 'notes', 'notes/deep', 'notes/deep/deeper']);
+    for (const [i, folder] of early.folders.entries()) {
+      const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : '';
+      if (folder !== '') assert.ok(early.folders.indexOf(parent) < i, `${parent} before ${folder}`);
+      const stat = fs.statSync(path.join(root, folder));
+      assert.deepEqual(early.stats.slice(3 * i, 3 * i + 3), [stat.mtimeMs, stat.ctimeMs, stat.ino], folder);
+    }
+  });
+
+  it('gives up past its entry limit, on a missing folder, and skips symbolic links', async () => {
+    assert.equal(prelist(fs, root, 5), undefined);
+    assert.equal(prelist(fs, path.join(root, 'missing'), 1_000_000), undefined);
+    fs.symlinkSync(path.join(root, 'notes'), path.join(root, 'linked'));
+    fs.symlinkSync(path.join(root, 'a.md'), path.join(root, 'linked.md'));
+    assert.deepEqual(prelist(fs, root, 1_000_000)?.files, await crawl());
+  });
+
+  it('starts from an unchanged early listing without reading a folder, and watches every folder after', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    await sleep(TICK_MS);
+    const { index, logged } = open({ prelisting: async () => early, racyMs: 0 });
+    assert.deepEqual(await listed(index), await crawl());
+    assert.equal(readAgain(logged), 0);
+    // A request after the first ones waits for the watchers; a change after that is seen as a watcher reports it.
+    assert.deepEqual(await listed(index), await crawl());
+    assert.equal(index.stats().watchedFolders, early?.folders.length);
+    write('notes/deep/later.md');
+    assert.ok((await listed(index)).includes('notes/deep/later.md'));
+    assert.deepEqual(await listed(index), await crawl());
+  });
+
+  it('reads again each folder that changed since the early listing: files added, removed, folders new and gone', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    await sleep(TICK_MS);
+    write('notes/new.md');
+    fs.rmSync(path.join(root, 'notes/deep/y.md'));
+    write('fresh/sub/z.md');
+    fs.rmSync(path.join(root, 'archive'), { recursive: true });
+    fs.renameSync(path.join(root, 'notes/deep/deeper'), path.join(root, 'notes/moved'));
+    const { index, logged } = open({ prelisting: async () => early, racyMs: 0 });
+    const files = await listed(index);
+    assert.deepEqual(files, await crawl());
+    for (const added of ['notes/new.md', 'fresh/sub/z.md', 'notes/moved/z.md']) assert.ok(files.includes(added), added);
+    for (const gone of ['notes/deep/y.md', 'archive/old.md', 'notes/deep/deeper/z.md']) assert.ok(!files.includes(gone), gone);
+    // The root (fresh/, archive/), notes/ (new.md, moved/), notes/deep (y.md, deeper/) and the gone folders.
+    assert.ok(readAgain(logged) >= 3);
+  });
+
+  it('reads again a folder whose times are too recent to tell a change by', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    // Same-tick changes leave the times equal: with the default margin, folders changed within it are read again.
+    const { index, logged } = open({ prelisting: async () => early });
+    assert.deepEqual(await listed(index), await crawl());
+    assert.equal(readAgain(logged), early?.folders.length);
+  });
+
+  it('answers the requests waiting for the listing before watching, and sees a change made before the watchers', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    await sleep(TICK_MS);
+    let watches = 0;
+    const { index } = open({
+      prelisting: async () => early,
+      racyMs: 0,
+      watchFolder: (folder, options, listener) => {
+        // Between the check of the early listing and the watchers: a file is added to a folder checked already.
+        if (watches++ === 0) write('notes/deep/between.md');
+        return fs.watch(folder, options, listener);
+      },
+    });
+    const first = await listed(index);
+    assert.equal(watches, 0, 'the waiting request was answered before any folder was watched');
+    assert.ok(!first.includes('notes/deep/between.md'));
+    const next = await listed(index);
+    assert.ok(watches > 0);
+    assert.ok(next.includes('notes/deep/between.md'), 'the next request sees it');
+    assert.deepEqual(next, await crawl());
+  });
+
+  it('makes a request that arrives while it watches the folders wait for the watchers', async () => {
+    for (let i = 0; i < 40; i++) write(`many/f${String(i).padStart(2, '0')}/n.md`);
+    await sleep(TICK_MS);
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    await sleep(TICK_MS);
+    const { index } = open({
+      prelisting: async () => early,
+      racyMs: 0,
+      // Slow watches: watching takes several slices, so the next request arrives in the middle of it.
+      watchFolder: (folder, options, listener) => {
+        const until = Date.now() + 2;
+        while (Date.now() < until);
+        return fs.watch(folder, options, listener);
+      },
+    });
+    await listed(index);
+    // Changed after the check, in the folder watched last.
+    const last = early.folders[early.folders.length - 1];
+    write(`${last}/after-check.md`);
+    const next = await listed(index);
+    assert.ok(next.includes(`${last}/after-check.md`), 'the request waited for every folder to be watched and checked');
+    assert.deepEqual(next, await crawl());
+  });
+
+  it('keeps no text before its folders are watched: a text changed before then is never kept stale', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    await sleep(TICK_MS);
+    // The first answer is not written out until the gate opens: watching (and reading) wait for it.
+    let open_!: () => void;
+    const gate = new Promise<void>((resolve) => (open_ = resolve));
+    const { index } = open({ prelisting: async () => early, racyMs: 0, waitForOutput: () => gate });
+    await listed(index);
+    let cached = false;
+    const caching = index.caching().then(() => (cached = true));
+    await sleep(300);
+    assert.equal(cached, false, 'no text is read before the folders are watched');
+    assert.equal(index.stats().cachedFiles, 0);
+    // A content change does not change its folder's times: only a watcher (or reading after it) sees it.
+    write('notes/x.md', 'changed before the watchers\n');
+    open_();
+    await caching;
+    await listed(index);
+    await index.caching();
+    const texts = (await crawl()).filter((f) => f.endsWith('.md') || f.endsWith('.txt'));
+    assert.equal(index.stats().cachedFiles, texts.length);
+    const q = { query: 'changed before the watchers', caseSensitive: true, regex: false, wholeWord: false, maxResults: 10 };
+    const { results } = await index.search(index.textFiles(), q);
+    assert.deepEqual(
+      results.map((r) => r.file),
+      ['notes/x.md'],
+    );
+  });
+
+  it('keeps no file size taken before its folders are watched', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    await sleep(TICK_MS);
+    let open_!: () => void;
+    const gate = new Promise<void>((resolve) => (open_ = resolve));
+    const { index } = open({ prelisting: async () => early, racyMs: 0, waitForOutput: () => gate });
+    await listed(index);
+    assert.deepEqual(
+      (await index.noteStats(['a.md'])).map((s) => s.size),
+      [fs.statSync(path.join(root, 'a.md')).size],
+    );
+    write('a.md', 'a longer text than before, written before the watchers\n');
+    open_();
+    await listed(index);
+    assert.deepEqual(
+      (await index.noteStats(['a.md'])).map((s) => s.size),
+      [fs.statSync(path.join(root, 'a.md')).size],
+    );
+  });
+
+  it('is not used when the settings list what it leaves out (hidden names, node_modules)', async () => {
+    for (const [excludePatterns, showHiddenFiles] of [
+      [DEFAULT_EXCLUDES, true],
+      [['**/.git/**'], false],
+    ] as Array<[string[], boolean]>) {
+      let asked = false;
+      const { index, logged } = open({
+        excludePatterns,
+        showHiddenFiles,
+        prelisting: async () => {
+          asked = true;
+          return prelist(fs, root, 1_000_000);
+        },
+      });
+      assert.deepEqual(await listed(index), await crawl(excludePatterns, showHiddenFiles));
+      assert.equal(asked, false);
+      assert.ok(!logged.some((m) => m.includes('early listing')));
+    }
+  });
+
+  it('is not used when it lists another folder, or none came', async () => {
+    const other = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-prelist-other-')));
+    try {
+      fs.writeFileSync(path.join(other, 'elsewhere.md'), 'x');
+      for (const early of [prelist(fs, other, 1_000_000), undefined]) {
+        const { index, logged } = open({ prelisting: async () => early });
+        assert.deepEqual(await listed(index), await crawl());
+        assert.ok(!logged.some((m) => m.includes('from the early listing')));
+      }
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  for (const [name, excludePatterns] of [
+    ['the default exclude globs', DEFAULT_EXCLUDES],
+    ['more exclude globs, applied by the worker', [...DEFAULT_EXCLUDES, 'archive/**', '**/*.txt', 'notes/deep']],
+    ['a glob that excludes files only', [...DEFAULT_EXCLUDES, '**/*.txt']],
+  ] as Array<[string, string[]]>) {
+    it(`comes from the loader's worker, with ${name}`, async () => {
+      assert.ok(prestartTextWorker({}, root), 'the loader would start a worker that lists the workspace');
+      // No margin: the folders (made a tick before the worker lists them) are trusted, so its filter is what counts.
+      const { index, logged } = open({ excludePatterns, racyMs: 0 });
+      assert.deepEqual(await listed(index), await crawl(excludePatterns));
+      assert.equal(readAgain(logged), 0);
+      assert.deepEqual(await listed(index), await crawl(excludePatterns));
+    });
+  }
+
+  it("is not used when the loader's worker listed another folder", async () => {
+    assert.ok(prestartTextWorker({}, path.join(root, 'notes')));
+    const { index, logged } = open();
+    assert.deepEqual(await listed(index), await crawl());
+    assert.ok(!logged.some((m) => m.includes('from the early listing')));
+  });
+});
