@@ -238,6 +238,27 @@ describe('workspace index: the early listing', function () {
     );
   });
 
+  it('tells when the requests that waited for the listing are answered and written out (answered)', async () => {
+    const early = prelist(fs, root, 1_000_000);
+    let open_!: () => void;
+    const gate = new Promise<void>((resolve) => (open_ = resolve));
+    const { index } = open({ prelisting: async () => early, waitForOutput: () => gate });
+    const order: string[] = [];
+    const requests = [index.fresh().then(() => order.push('request 1')), index.fresh().then(() => order.push('request 2'))];
+    const answered = index.answered().then(() => order.push('answered'));
+    await Promise.all(requests);
+    await sleep(50);
+    assert.deepEqual(order, ['request 1', 'request 2'], 'not before the replies are written out');
+    open_();
+    await answered;
+    assert.deepEqual(order, ['request 1', 'request 2', 'answered']);
+    // With nothing left to write, it still waits for the requests.
+    const again = open({ prelisting: async () => prelist(fs, root, 1_000_000) }).index;
+    const seen: string[] = [];
+    await Promise.all([again.answered().then(() => seen.push('answered')), again.fresh().then(() => seen.push('request'))]);
+    assert.deepEqual(seen, ['request', 'answered']);
+  });
+
   it('is not used when the settings list what it leaves out (hidden names, node_modules)', async () => {
     for (const [excludePatterns, showHiddenFiles] of [
       [DEFAULT_EXCLUDES, true],
