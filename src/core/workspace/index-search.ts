@@ -40,14 +40,14 @@ export class IndexedSearch implements SearchBackend {
       const walked = this.index.stillListing() ? await this.index.walkSearch(this.rules, q) : undefined;
       if (walked) return walked;
     }
-    if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
     if (this.options.ripgrep) {
-      // A search soon after start, while the workers are still reading the texts, or in a workspace whose texts
-      // do not all fit the budget.
+      // A search soon after start, before or while the workers read the texts, or in a workspace whose texts do
+      // not all fit the budget: ripgrep reads the files as they are now, so the index's listing is not needed.
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
       const found = await this.index.searchUncached(this.options.ripgrep, this.rules, q);
       if (found) return found;
     }
+    if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
     return this.index.search(this.files(), q);
   }
 

@@ -8,7 +8,7 @@ import { NotesError } from '../errors';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
-import { bootWorker, PRELISTING_SLOT, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits } from './worker-boot';
+import { bootWorker, PRELISTING_SLOT, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits } from './worker-boot';
 
 export interface TextWorkerOptions {
   /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4 (shardCount). */
@@ -517,7 +517,8 @@ class TextShard {
    * worker stopped. Taken once.
    */
   prelisted(exclude: CompiledGlob[]): Promise<Prelisting | undefined> {
-    if (this.closed) return Promise.resolve(undefined);
+    // Only the loader's worker lists early: none is booted just to ask.
+    if (this.closed || (!this.worker && !prestartedWorkerWaiting())) return Promise.resolve(undefined);
     this.live();
     if (!this.mayHavePrelisting || this.prelistWaiter) return Promise.resolve(undefined);
     this.mayHavePrelisting = false;

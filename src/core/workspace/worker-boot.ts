@@ -125,6 +125,11 @@ export function takePrestartedWorker(limits: ResourceLimits): Worker | undefined
   return undefined;
 }
 
+/** True while a prestarted worker waits to be taken. */
+export function prestartedWorkerWaiting(): boolean {
+  return slots[SLOT] !== undefined;
+}
+
 /** Stops the prestarted worker if nobody took it (texts are not indexed with these settings). */
 export function discardPrestartedWorker(): void {
   void release()?.worker.terminate();

@@ -113,6 +113,10 @@ export class WorkspaceIndex {
   private watching: Promise<void> | undefined;
   /** Set once the check of an early listing began: requests arriving from then on wait for the watchers. */
   private checking = false;
+  /** Set once a request waits for the watchers: watching then never waits for the output. */
+  private watchWanted = false;
+  private readonly watchWantedSignal: Promise<void>;
+  private markWatchWanted!: () => void;
   /** Called once no request waits in fresh() (see answered()). */
   private answeredWaiters: Array<() => void> = [];
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
@@ -121,6 +125,7 @@ export class WorkspaceIndex {
   constructor(private readonly options: IndexOptions) {
     this.filter = createPathFilter(options);
     this.wanted = new Promise((resolve) => (this.markWanted = resolve));
+    this.watchWantedSignal = new Promise((resolve) => (this.markWatchWanted = resolve));
   }
 
   /** Starts the crawl and the watchers (once); resolves when the list of files is complete. */
@@ -207,17 +212,20 @@ export class WorkspaceIndex {
   }
 
   /**
-   * While the text workers do not hold every text — still reading them, stopped at the budget (a workspace larger
-   * than it), or keeping none after failing — matches the lines on which `ripgrep` finds what every match holds,
-   * instead of reading from disk every text not in memory. Undefined when every text is kept, or ripgrep cannot
-   * narrow this query down or failed: search() answers then. Call fresh() first (ripgrep reads the files as they
-   * are now; the listing decides which of them count).
+   * While the text workers do not hold every text — not reading them yet, still reading them, stopped at the
+   * budget (a workspace larger than it), or keeping none after failing — matches the lines on which `ripgrep`
+   * finds what every match holds, instead of reading from disk every text not in memory. Undefined when every
+   * text is kept, or ripgrep cannot narrow this query down or failed: search() answers then. Needs no listing:
+   * ripgrep reads the files as they are now, and `rules` decide which of them count, as they decide the listing.
+   * The listing's remaining work and the start of reading wait for it (both compete for the cores).
    */
   async searchUncached(ripgrep: RipgrepUse, rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
     if (this.texts?.allKept() || this.disposed) return undefined;
-    const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
-    if (!lines || this.disposed) return undefined;
-    return this.matchLines(lines, rules, q, 'not every text is in memory');
+    return this.whileCrawlWaits(async () => {
+      const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
+      if (!lines || this.disposed) return undefined;
+      return this.matchLines(lines, rules, q, 'not every text is in memory');
+    });
   }
 
   /** Matches the lines ripgrep printed in the first text worker (`why` is logged). */
@@ -236,7 +244,16 @@ export class WorkspaceIndex {
     try {
       return await work();
     } finally {
-      if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeCrawl?.());
+      if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeHeldWork());
+    }
+  }
+
+  /** After the last whileCrawlWaits work: the crawl goes on, and reading starts if it waited for that work. */
+  private resumeHeldWork(): void {
+    this.resumeCrawl?.();
+    if (this.readingDeferred && this.requestsWaiting === 0 && !this.readingScheduled) {
+      this.readingScheduled = true;
+      void this.outputWritten().then(() => this.startReading());
     }
   }
 
@@ -250,6 +267,7 @@ export class WorkspaceIndex {
    */
   private startReading(): void {
     this.readingScheduled = false;
+    if (this.holds > 0 && !this.disposed) return; // resumeHeldWork() calls again
     if (this.unwatched) {
       void this.watched().then(() => this.startReading());
       return;
@@ -300,6 +318,10 @@ export class WorkspaceIndex {
     try {
       if (!beforeCheck) {
         await this.listing();
+        if (this.unwatched) {
+          this.watchWanted = true;
+          this.markWatchWanted();
+        }
         await this.watched();
       }
       return await this.applyPending();
@@ -377,6 +399,7 @@ export class WorkspaceIndex {
     this.disposed = true;
     this.resumeCrawl?.();
     this.markWanted(); // ends a wait for the output too
+    this.markWatchWanted();
     for (const answered of this.answeredWaiters.splice(0)) answered();
     clearTimeout(this.applyTimer);
     for (const w of this.watchers.values()) w.close();
@@ -466,6 +489,8 @@ export class WorkspaceIndex {
         changed.push(folders[i]);
       }
       await breathe();
+      // As the crawl: a request waiting for the listing does not wait for the output.
+      if (!this.listingWanted) await Promise.race([this.outputWritten(), this.wanted]);
       while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
     }
     if (this.disposed) return true;
@@ -501,6 +526,8 @@ export class WorkspaceIndex {
       const [mtime, ctime, ino] = stats.slice(3 * i, 3 * i + 3);
       if (!stat || stat.mtimeMs !== mtime || stat.ctimeMs !== ctime || stat.ino !== ino || Math.max(mtime, ctime) >= checkedAt - racyMs) this.dirty.add(rel);
       await breathe();
+      // Unless a request waits for the watchers, a large reply being written (and read by the client) goes first.
+      if (!this.watchWanted) await Promise.race([this.outputWritten(), this.watchWantedSignal]);
     }
     this.unwatched = undefined;
     if (this.disposed) return;
