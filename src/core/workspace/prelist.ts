@@ -1,6 +1,7 @@
 // The early listing: while the server is still loading, the first text worker thread lists the workspace by the
-// default listing rules (no hidden names, no node_modules folders), noting each folder's state as it reads it.
-// The index then checks each folder is unchanged (see WorkspaceIndex) instead of reading them all again.
+// default listing rules (no hidden names, no node_modules folders), noting each folder's state as it reads it,
+// and sends the result to the protocol thread. The index then checks each folder is unchanged (see
+// WorkspaceIndex) instead of reading them all again.
 //
 // This module is small on purpose: the loader (dist/server.js) bundles it, and the worker runs prelist's source.
 import type fsModule from 'node:fs';
@@ -9,7 +10,7 @@ import type fsModule from 'node:fs';
 export interface Prelisting {
   /** Real path of the workspace folder listed. */
   root: string;
-  /** Date.now() before the first folder was read (folders changed shortly before it are read again: see racy). */
+  /** Date.now() before the first folder was read (folders changed shortly before it are read again). */
   started: number;
   /** Date.now() once it was complete. */
   finished: number;
@@ -17,9 +18,10 @@ export interface Prelisting {
   folders: string[];
   /** For each folder, in order: its modification time, change time (ms) and inode number, taken before reading it. */
   stats: number[];
-  /** The regular files in those folders, workspace-relative, sorted by UTF-16 code units (as listings sort). */
-  files: string[];
-  /** The same files joined by NUL (no path holds one): a worker sends one string, not 50 000. */
+  /**
+   * The regular files in those folders, workspace-relative, sorted by UTF-16 code units (as listings sort), joined
+   * by NUL (no path holds one): a worker sends one string, where 50 000 strings would each cost the receiver.
+   */
   joined: string;
 }
 
@@ -31,6 +33,11 @@ export const PRELIST_MAX_ENTRIES = 400_000;
  * `node_modules` and every hidden name (the index uses the result only when its settings prune those too).
  * Symbolic links are skipped. Each folder is stat'ed before it is read: if the stat is unchanged later (and not
  * racy), so is the list of its entries. Undefined when the root cannot be read or there are over `maxEntries`.
+ *
+ * Files come out sorted without sorting them all: each folder's entries are sorted by name, a folder's name with
+ * a "/" after it, and the folders are entered depth first in that order. A path is then its folders' keys and its
+ * name one after another, and two paths compare as the first two keys in which they differ.
+ *
  * Self-contained: a worker runs its source.
  */
 export function prelist(fs: typeof fsModule, root: string, maxEntries: number): Prelisting | undefined {
@@ -40,38 +47,79 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number): 
     const folders: string[] = [];
     const stats: number[] = [];
     const files: string[] = [];
-    const queue = [''];
-    let entries = 0;
-    while (queue.length) {
-      const rel = queue.pop() as string;
+    /** Folders being listed, innermost last: each one's entries (key, name, whether a folder) and the next one's place. */
+    const open: Array<{ rel: string; entries: Array<[string, string, boolean]>; next: number }> = [];
+    let count = 0;
+    const enter = (rel: string): boolean => {
       const absolute = rel ? `${real}/${rel}` : real;
-      let stat: fsModule.Stats | undefined;
+      folders.push(rel);
       let dirents: fsModule.Dirent[];
       try {
-        stat = fs.statSync(absolute);
+        const stat = rel ? fs.lstatSync(absolute) : fs.statSync(absolute);
+        if (!stat.isDirectory()) throw new Error('not a folder');
         dirents = fs.readdirSync(absolute, { withFileTypes: true });
+        stats.push(stat.mtimeMs, stat.ctimeMs, stat.ino);
       } catch {
-        // Gone or unreadable: recorded with no stat, so the index reads it again itself.
-        if (rel === '') return undefined;
-        folders.push(rel);
+        // Gone or unreadable: noted with no stat, so the index reads it again itself.
         stats.push(NaN, NaN, NaN);
-        continue;
+        return rel !== '';
       }
-      folders.push(rel);
-      stats.push(stat.mtimeMs, stat.ctimeMs, stat.ino);
-      entries += dirents.length;
-      if (entries > maxEntries) return undefined;
+      count += dirents.length;
+      if (count > maxEntries) return false;
+      const entries: Array<[string, string, boolean]> = [];
       for (const e of dirents) {
         if (e.name.startsWith('.')) continue;
-        const child = rel ? `${rel}/${e.name}` : e.name;
         if (e.isDirectory()) {
-          if (e.name !== 'node_modules') queue.push(child);
-        } else if (e.isFile()) files.push(child);
+          if (e.name !== 'node_modules') entries.push([`${e.name}/`, e.name, true]);
+        } else if (e.isFile()) entries.push([e.name, e.name, false]);
       }
+      entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      open.push({ rel, entries, next: 0 });
+      return true;
+    };
+    if (!enter('')) return undefined;
+    while (open.length) {
+      const top = open[open.length - 1];
+      if (top.next === top.entries.length) {
+        open.pop();
+        continue;
+      }
+      const [, name, isFolder] = top.entries[top.next++];
+      const child = top.rel ? `${top.rel}/${name}` : name;
+      if (!isFolder) files.push(child);
+      else if (!enter(child)) return undefined;
     }
-    files.sort();
-    return { root: real, started, finished: Date.now(), folders, stats, files, joined: files.join('\0') };
+    return { root: real, started, finished: Date.now(), folders, stats, joined: files.join('\0') };
   } catch {
     return undefined;
   }
+}
+
+/** An early listing's folders (with their stats) and files, less those an exclude matcher leaves out. */
+export interface PrelistedFiles {
+  folders: string[];
+  stats: number[];
+  files: string[];
+}
+
+/**
+ * `early` less the folders `excluded` prunes (and everything under them) and the files it leaves out, as the crawl
+ * prunes and filters them. `needles`: texts every path `excluded` matches holds (see globMatcher); when no path
+ * holds one, no file is tested.
+ */
+export function filterPrelisting(early: Prelisting, excluded: (path: string) => boolean, needles?: readonly string[]): PrelistedFiles {
+  const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
+  const pruned = new Set<string>();
+  const folders: string[] = [];
+  const stats: number[] = [];
+  early.folders.forEach((rel, i) => {
+    // Folders come before their children, so a pruned parent is known.
+    if (rel !== '' && (pruned.has(parentOf(rel)) || excluded(rel) || excluded(`${rel}/`))) return void pruned.add(rel);
+    folders.push(rel);
+    stats.push(early.stats[3 * i], early.stats[3 * i + 1], early.stats[3 * i + 2]);
+  });
+  const all = early.joined === '' ? [] : early.joined.split('\0');
+  // Most often no path holds what the globs need (the early listing left out node_modules and hidden names).
+  const untouched = pruned.size === 0 && needles !== undefined && needles.every((needle) => !early.joined.includes(needle));
+  return { folders, stats, files: untouched ? all : all.filter((f) => !pruned.has(parentOf(f)) && !excluded(f)) };
 }

@@ -8,7 +8,7 @@ import { NotesError } from '../errors';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
-import { bootWorker, PRELISTING_SLOT, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits } from './worker-boot';
+import { bootWorker, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits, type PrelistingMessage } from './worker-boot';
 
 export interface TextWorkerOptions {
   /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4 (shardCount). */
@@ -76,14 +76,13 @@ type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
   | { type: 'walk'; id: number; rules: WalkRules; query?: CompiledQuery; limit: number; shared: SharedArrayBuffer }
-  | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
-  | { type: 'prelisted'; exclude: CompiledGlob[] };
+  | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number; full: boolean }
   | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] }
-  | { type: 'prelisted'; listing: Omit<Prelisting, 'files'> | undefined };
+  | PrelistingMessage;
 
 /**
  * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines),
@@ -403,40 +402,8 @@ function textWorkerMain(
     );
   }
 
-  /**
-   * The worker's early listing (see prelist.ts), taken once: when it is of this workspace, less the folders and
-   * files `exclude` leaves out (as walk() prunes them), its files sorted.
-   */
-  function prelisted(exclude: CompiledGlob[]): void {
-    const slots = globalThis as unknown as Record<symbol, Prelisting | undefined>;
-    const slot = Symbol.for(setup.prelistingSlot);
-    const early = slots[slot];
-    slots[slot] = undefined;
-    let listing: Extract<FromWorker, { type: 'prelisted' }>['listing'];
-    if (early && early.root === setup.root) {
-      const excluded = globs(exclude);
-      const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
-      const pruned = new Set<string>();
-      const folders: string[] = [];
-      const stats: number[] = [];
-      early.folders.forEach((rel, i) => {
-        // Folders come before their children, so a pruned parent is known.
-        if (rel !== '' && (pruned.has(parentOf(rel)) || excluded(rel) || excluded(`${rel}/`))) return void pruned.add(rel);
-        folders.push(rel);
-        stats.push(early.stats[3 * i], early.stats[3 * i + 1], early.stats[3 * i + 2]);
-      });
-      // Most often no path holds what the globs need (the early listing left out node_modules and hidden names).
-      const untouched = pruned.size === 0 && excluded.needles?.every((needle) => !early.joined.includes(needle));
-      const joined = untouched ? early.joined : early.files.filter((f) => !pruned.has(parentOf(f)) && !excluded(f)).join('\0');
-      listing = { root: early.root, started: early.started, finished: early.finished, folders, stats, joined };
-    }
-    const reply: FromWorker = { type: 'prelisted', listing };
-    port.postMessage(reply);
-  }
-
   function handle(message: ToWorker): void {
     if (message.type === 'search') return search(message);
-    if (message.type === 'prelisted') return prelisted(message.exclude);
     if (message.type === 'walk') return walkAndSearch(message);
     if (message.type === 'lines') return linesSearch(message);
     generation = message.generation;
@@ -455,7 +422,7 @@ function textWorkerMain(
 }
 
 /** The settings a worker's program is given. */
-type WorkerSetup = Pick<TextWorkerOptions, 'root' | 'maxFileSize' | 'maxFiles' | 'maxBytes'> & { prelistingSlot: string };
+type WorkerSetup = Pick<TextWorkerOptions, 'root' | 'maxFileSize' | 'maxFiles' | 'maxBytes'>;
 
 let programSource: string | undefined;
 /** What the worker runs (with `require` and `setup` in scope; see runProgram). Built on first use. */
@@ -504,36 +471,22 @@ class TextShard {
   /** False once the worker failed MAX_CRASHES times: it then keeps no texts. */
   private keepTexts = true;
   private closed = false;
-  /** Set while the worker may hold an early listing not yet asked for (it is the loader's, taken once). */
-  private mayHavePrelisting = false;
-  /** Waits for the worker's answer to prelisted(). */
-  private prelistWaiter: ((listing: Prelisting | undefined) => void) | undefined;
+  /** The early listing of the loader's worker, when this shard took that worker (taken once). */
+  private prelisting: Promise<Prelisting | undefined> | undefined;
 
   constructor(private readonly options: TextWorkerOptions) {}
 
   /**
-   * The early listing of the worker the loader started (see prelist.ts), its files and folders less those
-   * `exclude` leaves out; undefined when this worker has none (any other worker), it is of another folder, or the
-   * worker stopped. Taken once.
+   * The early listing of the worker the loader started (see prelist.ts), when this shard took that worker;
+   * undefined otherwise (no worker is booted just to ask), or once taken.
    */
-  prelisted(exclude: CompiledGlob[]): Promise<Prelisting | undefined> {
-    // Only the loader's worker lists early: none is booted just to ask.
+  prelisted(): Promise<Prelisting | undefined> {
+    // Only the loader's worker lists early.
     if (this.closed || (!this.worker && !prestartedWorkerWaiting())) return Promise.resolve(undefined);
     this.live();
-    if (!this.mayHavePrelisting || this.prelistWaiter) return Promise.resolve(undefined);
-    this.mayHavePrelisting = false;
-    return new Promise((resolve) => {
-      this.prelistWaiter = resolve;
-      this.updateRef();
-      this.post({ type: 'prelisted', exclude });
-    });
-  }
-
-  private settlePrelisted(listing: Prelisting | undefined): void {
-    const waiter = this.prelistWaiter;
-    this.prelistWaiter = undefined;
-    waiter?.(listing);
-    this.updateRef();
+    const prelisting = this.prelisting ?? Promise.resolve(undefined);
+    this.prelisting = undefined;
+    return prelisting;
   }
 
   /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
@@ -689,7 +642,7 @@ class TextShard {
    * must not hold a server whose client has gone.
    */
   private updateRef(): void {
-    if (this.pending.size > 0 || this.cachedWaiters.length > 0 || this.prelistWaiter) this.worker?.ref();
+    if (this.pending.size > 0 || this.cachedWaiters.length > 0) this.worker?.ref();
     else this.worker?.unref();
   }
 
@@ -704,8 +657,8 @@ class TextShard {
     const limits = workerLimits(o.maxBytes, o.maxFileSize);
     // The loader's worker when it booted with these limits (the first shard's, under the default settings).
     const prestarted = takePrestartedWorker(limits);
-    const worker = prestarted ?? bootWorker(limits);
-    this.mayHavePrelisting = prestarted !== undefined;
+    const worker = prestarted?.worker ?? bootWorker(limits);
+    this.prelisting = prestarted?.prelisting;
     // A stopped worker's last messages are ignored: its replacement answers from now on.
     worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
@@ -723,7 +676,7 @@ class TextShard {
     this.worker = worker;
     // After the listeners: adding a 'message' listener refs the worker again.
     this.updateRef();
-    const setup: WorkerSetup = { root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes, prelistingSlot: PRELISTING_SLOT };
+    const setup: WorkerSetup = { root: o.root, maxFileSize: o.maxFileSize, maxFiles: o.maxFiles, maxBytes: o.maxBytes };
     runProgram(worker, workerSource(), setup);
     // A new worker (the first, or one replacing a stopped one) keeps the same files; every search list is new to it.
     this.sentList = undefined;
@@ -732,10 +685,7 @@ class TextShard {
   }
 
   private onMessage(message: FromWorker): void {
-    if (message.type === 'prelisted') {
-      const listing = message.listing;
-      return this.settlePrelisted(listing && { ...listing, files: listing.joined === '' ? [] : listing.joined.split('\0') });
-    }
+    if (message.type === 'prelisting') return; // the loader's listener takes it (see prestartTextWorker)
     if (message.type === 'walked') {
       const p = this.pending.get(message.id);
       if (p) p.files = message.files;
@@ -778,7 +728,6 @@ class TextShard {
     this.worker = undefined;
     this.stats = { cachedFiles: 0, cachedBytes: 0 };
     void worker?.terminate();
-    this.settlePrelisted(undefined);
     for (const p of [...this.pending.values()]) p.reject(err);
     if (!this.closed && this.lastFiles) this.live();
   }
@@ -875,8 +824,8 @@ export class TextWorker {
   }
 
   /** The first worker's early listing, if it has one (see TextShard.prelisted). */
-  prelisted(exclude: CompiledGlob[]): Promise<Prelisting | undefined> {
-    return this.shards[0].prelisted(exclude);
+  prelisted(): Promise<Prelisting | undefined> {
+    return this.shards[0].prelisted();
   }
 
   /** Starts the workers now (they take tens of milliseconds to boot), before there is anything to read. */

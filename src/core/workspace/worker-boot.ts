@@ -6,7 +6,7 @@
 // This module is small on purpose: the loader bundles it, and must stay quick to load.
 import os from 'node:os';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { prelist, PRELIST_MAX_ENTRIES } from './prelist';
+import { prelist, PRELIST_MAX_ENTRIES, type Prelisting } from './prelist';
 
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
@@ -20,17 +20,20 @@ export const DEFAULT_INDEX_BYTES = 96 * 1024 * 1024;
 /** security.maxFileSize's default (the configuration schema's; a unit test holds the two equal). */
 export const DEFAULT_MAX_FILE_SIZE = 10 * 1024 * 1024;
 
-/** Where a worker keeps its early listing (see prelist.ts) until its program takes it. */
-export const PRELISTING_SLOT = 'notesapp.prelisting';
+/** The message in which a worker sends its early listing (see prelist.ts) as soon as it is made. */
+export interface PrelistingMessage {
+  type: 'prelisting';
+  listing: Prelisting | undefined;
+}
 
 /**
- * The program every text worker runs first: given a workspace folder (workerData.prelist), it lists it (see
- * prelist.ts) and keeps the result in globalThis[Symbol.for(PRELISTING_SLOT)]; then it waits for `{ source, setup }`
- * and runs `source` with `setup`. Messages sent meanwhile wait in the port.
+ * The program every text worker runs first: given a workspace folder (workerData.prelist), it lists it and sends
+ * the result (a PrelistingMessage); then it waits for `{ source, setup }` and runs `source` with `setup`. Messages
+ * sent meanwhile wait in the port.
  */
 const PRELUDE = `const __name = (fn) => fn;
 const { parentPort, workerData } = require('node:worker_threads');
-if (workerData && workerData.prelist) globalThis[Symbol.for(${JSON.stringify(PRELISTING_SLOT)})] = (${prelist.toString()})(require('node:fs'), workerData.prelist, ${PRELIST_MAX_ENTRIES});
+if (workerData && workerData.prelist) parentPort.postMessage({ type: 'prelisting', listing: (${prelist.toString()})(require('node:fs'), workerData.prelist, ${PRELIST_MAX_ENTRIES}) });
 parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
 
 /** The text memory budget: NOTESAPP_INDEX_MB (mebibytes, 0 or more) when set, else the default. */
@@ -74,6 +77,8 @@ export function runProgram(worker: Worker, source: string, setup: unknown): void
 interface Prestarted {
   worker: Worker;
   limits: ResourceLimits;
+  /** Its early listing: undefined when it was given no folder, could not list it, or stopped first. */
+  prelisting: Promise<Prelisting | undefined>;
   /** Its listeners while it waits, removed when it is taken. */
   onError: () => void;
   onExit: () => void;
@@ -99,6 +104,20 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   } catch {
     return undefined;
   }
+  let settle!: (listing: Prelisting | undefined) => void;
+  const prelisting = new Promise<Prelisting | undefined>((resolve) => (settle = resolve));
+  if (workspace === undefined) settle(undefined);
+  else {
+    // Received while the protocol thread is idle (whether or not the worker was taken meanwhile).
+    const done = (listing: Prelisting | undefined) => {
+      worker.off('message', onListing).off('exit', onGone).off('error', onGone);
+      settle(listing);
+    };
+    const onListing = (message: Partial<PrelistingMessage> | undefined) => message?.type === 'prelisting' && done(message.listing);
+    const onGone = () => done(undefined);
+    worker.on('message', onListing).on('exit', onGone).on('error', onGone);
+  }
+  // After the listeners: adding a 'message' listener refs the worker again.
   worker.unref();
   // Until taken: a failure only empties the slot (an 'error' without a listener would end the process).
   const onError = () => undefined;
@@ -107,20 +126,20 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   };
   worker.on('error', onError);
   worker.on('exit', onExit);
-  slots[SLOT] = { worker, limits, onError, onExit };
+  slots[SLOT] = { worker, limits, prelisting, onError, onExit };
   return worker;
 }
 
 /**
- * The prestarted worker when it was booted with exactly `limits` (it is then the caller's, with no listeners; its
- * early listing, if any, is its program's to take); undefined otherwise, and a worker booted with other limits is
- * stopped.
+ * The prestarted worker and its early listing when it was booted with exactly `limits` (it is then the caller's,
+ * with no listener but the one waiting for that listing); undefined otherwise, and a worker booted with other
+ * limits is stopped.
  */
-export function takePrestartedWorker(limits: ResourceLimits): Worker | undefined {
+export function takePrestartedWorker(limits: ResourceLimits): { worker: Worker; prelisting: Promise<Prelisting | undefined> } | undefined {
   const p = release();
   if (!p) return undefined;
   const same = limits.maxOldGenerationSizeMb === p.limits.maxOldGenerationSizeMb && limits.maxYoungGenerationSizeMb === p.limits.maxYoungGenerationSizeMb;
-  if (same) return p.worker;
+  if (same) return { worker: p.worker, prelisting: p.prelisting };
   void p.worker.terminate();
   return undefined;
 }

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
-import { compileGlobs, createPathFilter, type CompiledGlob, type ListOptions, type PathFilter } from './listing';
-import type { Prelisting } from './prelist';
+import { compileGlobs, createPathFilter, globMatcher, type ListOptions, type PathFilter } from './listing';
+import { filterPrelisting, type Prelisting } from './prelist';
 import { DEFAULT_REGEX_BUDGET_MS, linesWith, searchWith, walkRules, walkWith, type RipgrepUse, type SearchOutcome, type SearchQuery } from './search';
 import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
@@ -32,10 +32,10 @@ export interface IndexOptions extends ListOptions {
    */
   waitForOutput?: () => Promise<void>;
   /**
-   * The early listing to start from (default: the first text worker's, see prelist.ts), given the exclude globs to
-   * apply to it. Asked only when the settings prune what it leaves out (hidden names, node_modules folders).
+   * The early listing to start from (default: the first text worker's, see prelist.ts), before the exclude globs
+   * are applied to it. Asked only when the settings prune what it leaves out (hidden names, node_modules folders).
    */
-  prelisting?: (exclude: CompiledGlob[]) => Promise<Prelisting | undefined>;
+  prelisting?: () => Promise<Prelisting | undefined>;
   /**
    * A folder whose modification or change time is this close to (or after) the moment it was checked is read again
    * rather than trusted to be unchanged: file systems store those times in ticks (two seconds on FAT), so a change
@@ -53,6 +53,8 @@ const SLICE_MS = 8;
 const APPLY_DELAY_MS = 100;
 /** See IndexOptions.racyMs: more than FAT's two-second ticks. */
 const RACY_MS = 3000;
+/** How long the check of an early listing waits for a request, unless one waits already (see fromPrelisting). */
+const CHECK_GRACE_MS = 10;
 /** The exclude glob that prunes every node_modules folder (an early listing leaves them out). */
 const NODE_MODULES_GLOB = '**/node_modules/**';
 
@@ -465,26 +467,30 @@ export class WorkspaceIndex {
   private async fromPrelisting(started: number): Promise<boolean> {
     const o = this.options;
     if (o.showHiddenFiles || !o.excludePatterns.includes(NODE_MODULES_GLOB)) return false;
-    const exclude = compileGlobs(o.excludePatterns);
     let early: Prelisting | undefined;
     try {
-      early = await (o.prelisting ? o.prelisting(exclude) : this.textWorker().prelisted(exclude));
+      early = await (o.prelisting ? o.prelisting() : this.textWorker().prelisted());
     } catch {
       early = undefined;
     }
     if (!early || early.root !== o.root || this.disposed) return false;
+    const excluded = globMatcher(compileGlobs(o.excludePatterns));
+    const { folders, stats: earlyStats, files } = filterPrelisting(early, excluded, excluded.needles);
+    // Requests that arrive before the check begins are answered before the folders are watched: a request already
+    // on its way (a client calls a tool right after the handshake) gets a moment to come in.
+    if (!this.listingWanted) await Promise.race([this.wanted, new Promise<void>((resolve) => setTimeout(resolve, CHECK_GRACE_MS).unref())]);
+    if (this.disposed) return true;
     this.options.log?.('debug', `index: the early listing took ${early.finished - early.started} ms and was complete ${started - early.finished} ms before the listing began; ${Date.now() - started} ms to receive it`);
     this.checking = true;
     const checkedAt = Date.now();
     const racyMs = o.racyMs ?? RACY_MS;
-    const { folders } = early;
     const stats: number[] = new Array<number>(folders.length * 3).fill(NaN);
     const changed: string[] = [];
     const breathe = slicer();
     for (let i = 0; i < folders.length && !this.disposed; i++) {
       const stat = this.folderStat(folders[i]);
       if (stat) [stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]] = [stat.mtimeMs, stat.ctimeMs, stat.ino];
-      const [mtime, ctime, ino] = early.stats.slice(3 * i, 3 * i + 3);
+      const [mtime, ctime, ino] = earlyStats.slice(3 * i, 3 * i + 3);
       if (!stat || stat.mtimeMs !== mtime || stat.ctimeMs !== ctime || stat.ino !== ino || Math.max(mtime, ctime) >= early.started - racyMs) {
         changed.push(folders[i]);
       }
@@ -494,7 +500,7 @@ export class WorkspaceIndex {
       while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
     }
     if (this.disposed) return true;
-    this.files = early.files;
+    this.files = files;
     for (const rel of changed) this.dirty.add(rel);
     this.unwatched = { folders, stats, checkedAt };
     this.version++;
@@ -503,7 +509,7 @@ export class WorkspaceIndex {
     if (this.requestsWaiting === 0) this.startReading();
     this.options.log?.(
       'info',
-      `index: ${early.files.length} files listed in ${Date.now() - started} ms from the early listing (${folders.length} folders checked, ${changed.length} read again); watching them next`,
+      `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${folders.length} folders checked, ${changed.length} read again); watching them next`,
     );
     return true;
   }

@@ -71,6 +71,8 @@ describe('workspace index: the early listing', function () {
     write('.dot.md');
     write('notes/.obsidian/app.json');
     write('media/x.git.md'); // holds ".git" mid-name: not excluded, but the exclude globs must look
+    // Names that sort around a folder's: before "notes/" ("-", "."), after it ("0"), upper case, outside ASCII.
+    for (const name of ['notes.md', 'notes-2.md', 'notes0.md', 'Notes/n.md', 'été.md', 'notes/é/a.md', 'notes/\u{1F600}.md', 'notes/\uFFFD.md']) write(name);
     await sleep(TICK_MS);
   });
 
@@ -84,9 +86,8 @@ describe('workspace index: the early listing', function () {
     const early = prelist(fs, root, 1_000_000);
     assert.ok(early);
     assert.equal(early.root, root);
-    assert.deepEqual(early.files, await crawl());
-    assert.equal(early.joined, early.files.join('\0'));
-    assert.deepEqual([...early.folders].sort(), ['', 'archive', 'media', 'notes', 'notes/deep', 'notes/deep/deeper']);
+    assert.deepEqual(early.joined.split('\0'), await crawl());
+    assert.deepEqual([...early.folders].sort(), ['', 'Notes', 'archive', 'media', 'notes', 'notes/deep', 'notes/deep/deeper', 'notes/é']);
     for (const [i, folder] of early.folders.entries()) {
       const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : '';
       if (folder !== '') assert.ok(early.folders.indexOf(parent) < i, `${parent} before ${folder}`);
@@ -95,12 +96,36 @@ describe('workspace index: the early listing', function () {
     }
   });
 
+  it('comes out sorted as the crawl sorts, for random trees', async () => {
+    const letters = ['a', 'b', 'A', '-', '.', '0', '_', ' ', 'é', '\u{1F600}', '\uFFFD', 'z'];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let tree = 0; tree < 5; tree++) {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.mkdirSync(root);
+      for (let i = 0; i < 60; i++) {
+        const depth = 1 + random(3);
+        const parts = Array.from({ length: depth }, () => Array.from({ length: 1 + random(3) }, () => letters[random(letters.length)]).join(''));
+        if (parts.some((part) => /^\.+$/.test(part))) continue; // "." and ".." are not names
+        try {
+          write(parts.join('/'));
+        } catch {
+          // a name already taken by a file or a folder
+        }
+      }
+      assert.deepEqual(prelist(fs, root, 1_000_000)?.joined.split('\0'), await crawl(), `tree ${tree}`);
+    }
+  });
+
   it('gives up past its entry limit, on a missing folder, and skips symbolic links', async () => {
     assert.equal(prelist(fs, root, 5), undefined);
     assert.equal(prelist(fs, path.join(root, 'missing'), 1_000_000), undefined);
     fs.symlinkSync(path.join(root, 'notes'), path.join(root, 'linked'));
     fs.symlinkSync(path.join(root, 'a.md'), path.join(root, 'linked.md'));
-    assert.deepEqual(prelist(fs, root, 1_000_000)?.files, await crawl());
+    assert.deepEqual(prelist(fs, root, 1_000_000)?.joined.split('\0'), await crawl());
   });
 
   it('starts from an unchanged early listing without reading a folder, and watches every folder after', async () => {
