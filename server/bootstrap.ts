@@ -13,9 +13,11 @@ if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker(
 
 /**
  * The workspace folder as main.ts takes it from --workspace or NOTESAPP_WORKSPACE (undefined when it comes from the
- * configuration or the current folder: the worker then lists nothing early, and the index lists the usual way).
+ * configuration or the current folder, or with NOTESAPP_EARLY_LISTING=off: the worker then lists nothing early,
+ * and the index lists the usual way).
  */
 function workspaceArgument(): string | undefined {
+  if (process.env.NOTESAPP_EARLY_LISTING === 'off') return undefined;
   let named: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--') break;

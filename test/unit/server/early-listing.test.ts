@@ -1,0 +1,49 @@
+// The loader's text worker lists the workspace while the server loads; list_files answers from that listing once
+// each folder is checked, the same files as a crawl of the disk. NOTESAPP_EARLY_LISTING=off and settings that
+// list what it leaves out make the index crawl as before.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
+import { callOk, copyFixture, startServer } from './harness';
+
+const EARLY = /files listed in \d+ ms from the early listing/;
+
+describe('MCP list_files from the early listing', function () {
+  this.timeout(60_000);
+
+  async function listed(options: { env?: Record<string, string>; config?: Record<string, unknown>; showHiddenFiles?: boolean }) {
+    const workspace = copyFixture();
+    fs.mkdirSync(path.join(workspace, 'node_modules', 'pkg'), { recursive: true });
+    fs.writeFileSync(path.join(workspace, 'node_modules', 'pkg', 'index.md'), 'x');
+    fs.writeFileSync(path.join(workspace, '.hidden.md'), 'x');
+    const h = await startServer({ workspace, env: options.env, config: options.config });
+    try {
+      const { files } = await callOk<{ files: string[] }>(h.client, 'list_files');
+      const excludePatterns = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
+      assert.deepEqual(files, await listWorkspaceFiles(fs.realpathSync(workspace), { excludePatterns, showHiddenFiles: options.showHiddenFiles ?? false }));
+      return { files, stderr: h.stderr() };
+    } finally {
+      await h.close();
+    }
+  }
+
+  it('is what the index starts from under the default settings', async () => {
+    const { files, stderr } = await listed({});
+    assert.match(stderr, EARLY);
+    assert.ok(files.includes('ideas.md'));
+    assert.ok(!files.some((f) => f.startsWith('node_modules/') || f.startsWith('.')));
+  });
+
+  it('is not made with NOTESAPP_EARLY_LISTING=off', async () => {
+    const { stderr } = await listed({ env: { NOTESAPP_EARLY_LISTING: 'off' } });
+    assert.doesNotMatch(stderr, EARLY);
+    assert.match(stderr, /files listed and \d+ folders watched/);
+  });
+
+  it('is not used when the settings show hidden files', async () => {
+    const { files, stderr } = await listed({ config: { files: { showHiddenFiles: true } }, showHiddenFiles: true });
+    assert.doesNotMatch(stderr, EARLY);
+    assert.ok(files.includes('.hidden.md'));
+  });
+});
