@@ -34,8 +34,13 @@ describe('workspace index: the first search, before the listing is complete', fu
     maxBytes?: number;
   }
 
-  function open(o: OpenOptions = {}): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; fallbacks: () => number } {
+  function open(o: OpenOptions = {}): { index: WorkspaceIndex; search: IndexedSearch; logged: string[]; warnings: string[]; fallbacks: () => number } {
     const logged: string[] = [];
+    const warnings: string[] = [];
+    const record = (level: string, message: string) => {
+      logged.push(message);
+      if (level === 'warn') warnings.push(message);
+    };
     let fallbacks = 0;
     const index = new WorkspaceIndex({
       root,
@@ -48,15 +53,15 @@ describe('workspace index: the first search, before the listing is complete', fu
       regexBudgetMs: o.budgetMs ?? 20_000,
       textWorkers: o.textWorkers ?? 1,
       waitForOutput: o.waitForOutput,
-      log: (_level, message) => logged.push(message),
+      log: record,
     });
     opened.push(index);
     const fallback = async () => {
       fallbacks++;
       return scan;
     };
-    const ripgrep = o.ripgrep === undefined ? undefined : new RipgrepUse(o.ripgrep, (_level, message) => logged.push(message));
-    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback, ripgrep }), logged, fallbacks: () => fallbacks };
+    const ripgrep = o.ripgrep === undefined ? undefined : new RipgrepUse(o.ripgrep, record);
+    return { index, search: new IndexedSearch(index, { searchExcludePatterns: SEARCH_EXCLUDES, fallback, ripgrep }), logged, warnings, fallbacks: () => fallbacks };
   }
 
   /** What a user sees of an answer: the results and whether they were cut (filesSearched depends on the way). */
@@ -151,13 +156,16 @@ describe('workspace index: the first search, before the listing is complete', fu
     }
     // A program that is not there: a warning, then the walk; the next failure is only a debug line.
     {
-      const { search, logged } = open({ ripgrep: path.join(root, 'no-such-rg') });
+      // Replies never finish being written, so the texts are never read: every search tries ripgrep.
+      const { search, logged, warnings } = open({ ripgrep: path.join(root, 'no-such-rg'), waitForOutput: () => new Promise<void>(() => undefined) });
       assert.deepEqual(await answer(search, q('kyoto')), await answer(scan, q('kyoto')));
       assert.equal(logged.filter((m) => WALK_MESSAGE.test(m)).length, 1, logged.join(' | '));
       // Later searches before the texts are read try it again: a debug line this time.
       assert.deepEqual(await answer(search, q('customer feedback')), await answer(scan, q('customer feedback')));
-      const warned = logged.filter((m) => /ripgrep \(.*no-such-rg\) could not be used, so every file is read: .*ENOENT/.test(m));
-      assert.equal(warned.length, 1, logged.join(' | '));
+      const failed = /ripgrep \(.*no-such-rg\) could not be used, so every file is read: .*ENOENT/;
+      assert.equal(logged.filter((m) => failed.test(m)).length, 2, logged.join(' | '));
+      assert.equal(warnings.length, 1, warnings.join(' | '));
+      assert.match(warnings[0], failed);
     }
     // More lines than it takes (at least 10 000, or four times the results asked for): the walk, which stops early.
     {
