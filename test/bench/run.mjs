@@ -22,6 +22,8 @@ const quick = argv.includes('--quick');
 const only = argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
 const want = (name) => !only || only.includes(name);
 const REPS = quick ? 3 : 10;
+/** Fresh servers started for each first-call row: the first call of a fresh server varies the most between starts. */
+const FRESH = REPS;
 const SIZES = quick ? { search: 2000, list: 5000 } : { search: 10000, list: 50000 };
 
 if (!fs.existsSync(builtServerJs)) {
@@ -185,7 +187,7 @@ async function benchSearch() {
     /** From spawning the server to the first answer: what a client waits in all (ripgrep's times are its whole run too). */
     const spawnToAnswer = [];
     let count;
-    for (let i = 0; i < Math.min(REPS, 5); i++) {
+    for (let i = 0; i < FRESH; i++) {
       const spawned = performance.now();
       const { client } = await connect(corpus.dir);
       const t = await timed(() => client.callTool({ name: 'search_files', arguments: q.args }));
@@ -201,14 +203,14 @@ async function benchSearch() {
     await client.close();
     // The same, cold and warm, through the line client: what the server and the pipe take, without the SDK client.
     const lineCold = [];
-    for (let i = 0; i < Math.min(REPS, 5); i++) {
+    for (let i = 0; i < FRESH; i++) {
       const lc = await lineClient(corpus.dir);
       lineCold.push((await lc.timedCall('search_files', q.args)).ms);
       lc.close();
     }
     // Cold without ripgrep (NOTESAPP_RIPGREP=off): the text worker lists and reads the workspace itself.
     const walkCold = [];
-    for (let i = 0; i < Math.min(REPS, 5); i++) {
+    for (let i = 0; i < FRESH; i++) {
       const { client: walker } = await connect(corpus.dir, { NOTESAPP_RIPGREP: 'off' });
       walkCold.push((await timed(() => walker.callTool({ name: 'search_files', arguments: q.args }))).ms);
       await walker.close();
@@ -269,7 +271,7 @@ async function benchList() {
   const firsts = [];
   let listed;
   let client;
-  for (let i = 0; i < Math.min(REPS, 5); i++) {
+  for (let i = 0; i < FRESH; i++) {
     await client?.close();
     ({ client } = await connect(corpus.dir));
     const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
@@ -280,7 +282,7 @@ async function benchList() {
   for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'list_files', arguments: {} }))).ms);
   await client.close();
   const lineFirsts = [];
-  for (let i = 0; i < Math.min(REPS, 5); i++) {
+  for (let i = 0; i < FRESH; i++) {
     const lc = await lineClient(corpus.dir);
     lineFirsts.push((await lc.timedCall('list_files', {})).ms);
     lc.close();
