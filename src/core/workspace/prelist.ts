@@ -25,8 +25,11 @@ export interface Prelisting {
   joined: string;
 }
 
-/** An early listing stops (and is not used) past this many entries: a folder that large is listed the usual way. */
-export const PRELIST_MAX_ENTRIES = 400_000;
+/**
+ * An early listing stops (and is not used) past this many entries: a folder that large is listed the usual way,
+ * after the worker's attempt (its paths would take about 100 MB of the worker's heap at this count).
+ */
+export const PRELIST_MAX_ENTRIES = 1_000_000;
 
 /**
  * Lists `root` as the index's crawl does under the default settings, but skipping every folder named
