@@ -19,6 +19,8 @@ export class IndexedSearch implements SearchBackend {
   private rules: WalkRules | undefined;
   /** Only the first search walks: later ones wait for the listing, which a walk would hold up again. */
   private walked = false;
+  /** Set once a search went to ripgrep without waiting for the index (see search()). */
+  private uncached = false;
 
   constructor(
     private readonly index: WorkspaceIndex,
@@ -40,14 +42,24 @@ export class IndexedSearch implements SearchBackend {
       const walked = this.index.stillListing() ? await this.index.walkSearch(this.rules, q) : undefined;
       if (walked) return walked;
     }
-    if (this.options.ripgrep) {
-      // A search soon after start, before or while the workers read the texts, or in a workspace whose texts do
-      // not all fit the budget: ripgrep reads the files as they are now, so the index's listing is not needed.
+    let triedRipgrep = false;
+    if (this.options.ripgrep && !this.uncached) {
+      // The first search after start that finds the index listed (an early listing is listed before most first
+      // searches arrive): ripgrep reads the files as they are now, so it need not wait for the index's watchers.
+      this.uncached = true;
+      triedRipgrep = true;
       this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
       const found = await this.index.searchUncached(this.options.ripgrep, this.rules, q);
       if (found) return found;
     }
     if (!(await this.index.fresh())) return (await this.options.fallback()).search(q);
+    if (this.options.ripgrep && !triedRipgrep) {
+      // A search while the workers are still reading the texts, or in a workspace whose texts do not all fit the
+      // budget.
+      this.rules ??= this.index.walkRules(this.options.searchExcludePatterns);
+      const found = await this.index.searchUncached(this.options.ripgrep, this.rules, q);
+      if (found) return found;
+    }
     return this.index.search(this.files(), q);
   }
 

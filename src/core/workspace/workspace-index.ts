@@ -119,6 +119,8 @@ export class WorkspaceIndex {
   private watchWanted = false;
   private readonly watchWantedSignal: Promise<void>;
   private markWatchWanted!: () => void;
+  /** The first searchUncached(): the workers' reading waits while it runs. */
+  private firstUncached: 'none' | 'running' | 'done' = 'none';
   /** Called once no request waits in fresh() (see answered()). */
   private answeredWaiters: Array<() => void> = [];
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
@@ -219,15 +221,29 @@ export class WorkspaceIndex {
    * finds what every match holds, instead of reading from disk every text not in memory. Undefined when every
    * text is kept, or ripgrep cannot narrow this query down or failed: search() answers then. Needs no listing:
    * ripgrep reads the files as they are now, and `rules` decide which of them count, as they decide the listing.
-   * The listing's remaining work and the start of reading wait for it (both compete for the cores).
+   * The listing goes on meanwhile (as for a request that waits for it); the workers' reading, which competes for
+   * the cores, waits for the first such search only (later ones must not keep the texts from ever being read).
    */
   async searchUncached(ripgrep: RipgrepUse, rules: WalkRules, q: SearchQuery): Promise<SearchOutcome | undefined> {
     if (this.texts?.allKept() || this.disposed) return undefined;
-    return this.whileCrawlWaits(async () => {
+    this.listingWanted = true;
+    this.markWanted();
+    this.resumeCrawl?.();
+    const first = this.firstUncached === 'none';
+    if (first) this.firstUncached = 'running';
+    try {
       const lines = await ripgrep.lines(this.options.root, rules, q, this.options.maxFileSize);
       if (!lines || this.disposed) return undefined;
-      return this.matchLines(lines, rules, q, 'not every text is in memory');
-    });
+      return await this.matchLines(lines, rules, q, 'not every text is in memory');
+    } finally {
+      if (first) {
+        this.firstUncached = 'done';
+        if (this.readingDeferred && this.requestsWaiting === 0 && !this.readingScheduled) {
+          this.readingScheduled = true;
+          setImmediate(() => void this.outputWritten().then(() => this.startReading()));
+        }
+      }
+    }
   }
 
   /** Matches the lines ripgrep printed in the first text worker (`why` is logged). */
@@ -246,16 +262,7 @@ export class WorkspaceIndex {
     try {
       return await work();
     } finally {
-      if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeHeldWork());
-    }
-  }
-
-  /** After the last whileCrawlWaits work: the crawl goes on, and reading starts if it waited for that work. */
-  private resumeHeldWork(): void {
-    this.resumeCrawl?.();
-    if (this.readingDeferred && this.requestsWaiting === 0 && !this.readingScheduled) {
-      this.readingScheduled = true;
-      void this.outputWritten().then(() => this.startReading());
+      if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeCrawl?.());
     }
   }
 
@@ -269,7 +276,7 @@ export class WorkspaceIndex {
    */
   private startReading(): void {
     this.readingScheduled = false;
-    if (this.holds > 0 && !this.disposed) return; // resumeHeldWork() calls again
+    if (this.firstUncached === 'running' && !this.disposed) return; // searchUncached() calls again
     if (this.unwatched) {
       void this.watched().then(() => this.startReading());
       return;
