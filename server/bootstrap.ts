@@ -3,18 +3,18 @@
 // worker thread boots on another core (see worker-boot.ts) and lists the workspace (see prelist.ts).
 import fs from 'node:fs';
 import Module from 'node:module';
-import os from 'node:os';
 import path from 'node:path';
 import vm from 'node:vm';
+import { cacheDir, earlyListingWanted } from '../src/core/workspace/listing-hint';
 import { prestartTextWorker } from '../src/core/workspace/worker-boot';
 
 const argv = process.argv.slice(2);
 if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker(process.env, workspaceArgument());
 
 /**
- * The workspace folder as main.ts takes it from --workspace or NOTESAPP_WORKSPACE (undefined when it comes from the
- * configuration or the current folder, or with NOTESAPP_EARLY_LISTING=off: the worker then lists nothing early,
- * and the index lists the usual way).
+ * The workspace folder as main.ts takes it from --workspace or NOTESAPP_WORKSPACE, for the worker to list early
+ * (undefined when it comes from the configuration or the current folder, with NOTESAPP_EARLY_LISTING=off, or when
+ * it held fewer than EARLY_LISTING_MIN_FILES files last time: the index then lists it the usual way).
  */
 function workspaceArgument(): string | undefined {
   if (process.env.NOTESAPP_EARLY_LISTING === 'off') return undefined;
@@ -25,18 +25,15 @@ function workspaceArgument(): string | undefined {
     else if (argv[i].startsWith('--workspace=')) named = argv[i].slice('--workspace='.length);
   }
   const chosen = named ?? process.env.NOTESAPP_WORKSPACE;
-  return chosen ? path.resolve(chosen) : undefined;
+  if (!chosen) return undefined;
+  const workspace = path.resolve(chosen);
+  return earlyListingWanted(workspace) ? workspace : undefined;
 }
 
 const CORE = path.join(__dirname, 'server-core.js');
 /** Set the moment the bundle starts running: from then on a failure is the server's own, never retried. */
 let started = false;
 const load = Module.createRequire(__filename);
-
-function cacheDir(): string | undefined {
-  if (process.env.NOTESAPP_NO_CODE_CACHE) return undefined;
-  return process.env.NOTESAPP_CACHE_DIR || path.join(os.homedir(), '.notesapp', 'cache');
-}
 
 type Enable = (dir: string) => unknown;
 

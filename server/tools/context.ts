@@ -12,6 +12,7 @@ import { locateRipgrep } from '../../src/core/workspace/ripgrep';
 import { RipgrepUse, ScanSearch, type SearchBackend } from '../../src/core/workspace/search';
 import { statNotes, type NoteStat } from '../../src/core/workspace/stats';
 import { WorkspaceIndex } from '../../src/core/workspace/workspace-index';
+import { rememberListingSize } from '../../src/core/workspace/listing-hint';
 import { discardPrestartedWorker, indexBytes } from '../../src/core/workspace/worker-boot';
 import { EditorBridgeClient } from '../editor-bridge-client';
 
@@ -115,9 +116,18 @@ export class NotesContext {
     void this.workspaceIndex().then((index) => (index ? index.prepareTexts() : discardPrestartedWorker()));
   }
 
-  /** After the initialize handshake: list and watch the workspace, and cache note texts if search.indexOnStartup. */
+  /**
+   * After the initialize handshake: list and watch the workspace, and cache note texts if search.indexOnStartup.
+   * Once listed, the number of files is remembered for the next start's loader (see listing-hint.ts).
+   */
   startBackgroundWork(): void {
-    void this.workspaceIndex().then((index) => (this.config.search.indexOnStartup ? index?.caching() : index?.listing()));
+    void this.workspaceIndex().then((index) => {
+      if (!index) return;
+      void index.listing().then(async () => {
+        if (index.listed()) await rememberListingSize(this.deps.workspaceRoot, index.stats().files);
+      });
+      return this.config.search.indexOnStartup ? index.caching() : index.listing();
+    });
   }
 
   /**

@@ -3,9 +3,11 @@
 // list what it leaves out make the index crawl as before.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
-import { callOk, copyFixture, startServer } from './harness';
+import { listingHintFile } from '../../../src/core/workspace/listing-hint';
+import { callOk, copyFixture, fixture, startServer } from './harness';
 
 const EARLY = /files listed in \d+ ms from the early listing/;
 
@@ -33,6 +35,30 @@ describe('MCP list_files from the early listing', function () {
     assert.match(stderr, EARLY);
     assert.ok(files.includes('ideas.md'));
     assert.ok(!files.some((f) => f.startsWith('node_modules/') || f.startsWith('.')));
+  });
+
+  it('is not made for a workspace that held few files when it was last listed', async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-hint-cache-'));
+    const workspace = copyFixture();
+    try {
+      const env = { NOTESAPP_CACHE_DIR: cache };
+      const first = await startServer({ workspace, env });
+      await callOk(first.client, 'list_files');
+      assert.match(first.stderr(), EARLY);
+      // The size is remembered once the listing is complete.
+      const hint = listingHintFile(cache, workspace);
+      for (let i = 0; i < 100 && !fs.existsSync(hint); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.ok(fs.existsSync(hint), 'the size was remembered');
+      await first.close(); // removes the workspace
+      fs.cpSync(fixture, workspace, { recursive: true });
+      const second = await startServer({ workspace, env });
+      await callOk(second.client, 'list_files');
+      assert.doesNotMatch(second.stderr(), EARLY);
+      await second.close();
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
   });
 
   it('is not made with NOTESAPP_EARLY_LISTING=off', async () => {

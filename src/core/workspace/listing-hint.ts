@@ -1,0 +1,59 @@
+// How many files a workspace held the last time the server listed it, remembered next to the code cache: the loader
+// makes an early listing (see prelist.ts) only for a workspace that was large, or is not known yet. A small one
+// is listed quickly after the handshake anyway, and its early listing would only compete with the server's loading
+// for the cores (about 10 ms of spawn → initialize on two cores). A hint is only ever a guess: a wrong one costs
+// speed, never correctness.
+//
+// This module is small on purpose: the loader bundles it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Workspaces with fewer files than this the last time are listed after the handshake, without an early listing. */
+export const EARLY_LISTING_MIN_FILES = 5000;
+
+/** The folder of the code cache and of these hints: NOTESAPP_CACHE_DIR, else ~/.notesapp/cache; none with NOTESAPP_NO_CODE_CACHE. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.NOTESAPP_NO_CODE_CACHE) return undefined;
+  return env.NOTESAPP_CACHE_DIR || path.join(os.homedir(), '.notesapp', 'cache');
+}
+
+/** The hint file of a workspace folder (its path as given, resolved), in `dir`. */
+export function listingHintFile(dir: string, workspace: string): string {
+  // FNV-1a over the UTF-16 code units: a short, stable name without loading node:crypto into the loader.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < workspace.length; i++) {
+    hash ^= workspace.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return path.join(dir, `listed-${hash.toString(16).padStart(8, '0')}-${workspace.length}`);
+}
+
+/** True unless the workspace is known to have held fewer than EARLY_LISTING_MIN_FILES files last time. */
+export function earlyListingWanted(workspace: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = cacheDir(env);
+  if (!dir) return true;
+  let text: string;
+  try {
+    text = fs.readFileSync(listingHintFile(dir, workspace), 'utf8');
+  } catch {
+    return true; // not known yet
+  }
+  const files = Number(text.trim());
+  return !(Number.isInteger(files) && files >= 0 && files < EARLY_LISTING_MIN_FILES);
+}
+
+/** Remembers how many files the workspace holds (written aside, then renamed; failures only cost speed). */
+export async function rememberListingSize(workspace: string, files: number, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const dir = cacheDir(env);
+  if (!dir) return;
+  const file = listingHintFile(dir, workspace);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    await fs.promises.mkdir(dir, { recursive: true });
+    await fs.promises.writeFile(tmp, `${files}\n`);
+    await fs.promises.rename(tmp, file);
+  } catch {
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+  }
+}
