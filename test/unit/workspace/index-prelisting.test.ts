@@ -45,6 +45,19 @@ describe('workspace index: the early listing', function () {
     return { index, logged };
   }
 
+  /**
+   * An index started from an early listing made a tick ago, whose replies are not written out until `release()`:
+   * watching the folders and reading the texts wait for that.
+   */
+  async function gated(): Promise<{ index: WorkspaceIndex; release: () => void }> {
+    const early = prelist(fs, root, 1_000_000);
+    await sleep(TICK_MS);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { index } = open({ prelisting: async () => early, racyMs: 0, waitForOutput: () => gate });
+    return { index, release };
+  }
+
   /** The listing the index answers a request with (false: it fell back to the disk). */
   async function listed(index: WorkspaceIndex): Promise<string[]> {
     assert.equal(await index.fresh(), true, 'the index answers');
@@ -215,12 +228,7 @@ describe('workspace index: the early listing', function () {
   });
 
   it('keeps no text before its folders are watched: a text changed before then is never kept stale', async () => {
-    const early = prelist(fs, root, 1_000_000);
-    await sleep(TICK_MS);
-    // The first answer is not written out until the gate opens: watching (and reading) wait for it.
-    let open_!: () => void;
-    const gate = new Promise<void>((resolve) => (open_ = resolve));
-    const { index } = open({ prelisting: async () => early, racyMs: 0, waitForOutput: () => gate });
+    const { index, release } = await gated();
     await listed(index);
     let cached = false;
     const caching = index.caching().then(() => (cached = true));
@@ -229,7 +237,7 @@ describe('workspace index: the early listing', function () {
     assert.equal(index.stats().cachedFiles, 0);
     // A content change does not change its folder's times: only a watcher (or reading after it) sees it.
     write('notes/x.md', 'changed before the watchers\n');
-    open_();
+    release();
     await caching;
     await listed(index);
     await index.caching();
@@ -244,18 +252,14 @@ describe('workspace index: the early listing', function () {
   });
 
   it('keeps no file size taken before its folders are watched', async () => {
-    const early = prelist(fs, root, 1_000_000);
-    await sleep(TICK_MS);
-    let open_!: () => void;
-    const gate = new Promise<void>((resolve) => (open_ = resolve));
-    const { index } = open({ prelisting: async () => early, racyMs: 0, waitForOutput: () => gate });
+    const { index, release } = await gated();
     await listed(index);
     assert.deepEqual(
       (await index.noteStats(['a.md'])).map((s) => s.size),
       [fs.statSync(path.join(root, 'a.md')).size],
     );
     write('a.md', 'a longer text than before, written before the watchers\n');
-    open_();
+    release();
     await listed(index);
     assert.deepEqual(
       (await index.noteStats(['a.md'])).map((s) => s.size),
