@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import vm from 'node:vm';
 import { cacheDir, earlyListingWanted } from '../src/core/workspace/listing-hint';
 import { prestartTextWorker } from '../src/core/workspace/worker-boot';
@@ -19,10 +20,12 @@ if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker(
 function workspaceArgument(): string | undefined {
   if (process.env.NOTESAPP_EARLY_LISTING === 'off') return undefined;
   let named: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--') break;
-    if (argv[i] === '--workspace' && i + 1 < argv.length) named = argv[++i];
-    else if (argv[i].startsWith('--workspace=')) named = argv[i].slice('--workspace='.length);
+  try {
+    // As main.ts reads it; other flags are main.ts's to check.
+    const value = parseArgs({ args: argv, options: { workspace: { type: 'string' } }, strict: false }).values.workspace;
+    if (typeof value === 'string') named = value;
+  } catch {
+    return undefined;
   }
   const chosen = named ?? process.env.NOTESAPP_WORKSPACE;
   if (!chosen) return undefined;

@@ -497,10 +497,7 @@ export class WorkspaceIndex {
     for (let i = 0; i < folders.length && !this.disposed; i++) {
       const stat = this.folderStat(folders[i]);
       if (stat) [stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]] = [stat.mtimeMs, stat.ctimeMs, stat.ino];
-      const [mtime, ctime, ino] = earlyStats.slice(3 * i, 3 * i + 3);
-      if (!stat || stat.mtimeMs !== mtime || stat.ctimeMs !== ctime || stat.ino !== ino || Math.max(mtime, ctime) >= early.started - racyMs) {
-        changed.push(folders[i]);
-      }
+      if (!unchanged(stat, earlyStats, i, early.started - racyMs)) changed.push(folders[i]);
       await breathe();
       // As the crawl: a request waiting for the listing does not wait for the output.
       if (!this.listingWanted) await Promise.race([this.outputWritten(), this.wanted]);
@@ -535,9 +532,7 @@ export class WorkspaceIndex {
       // Read again (and watched) already, or under a folder that was.
       if (this.watchers.has(rel)) continue;
       this.watch(rel);
-      const stat = this.folderStat(rel);
-      const [mtime, ctime, ino] = stats.slice(3 * i, 3 * i + 3);
-      if (!stat || stat.mtimeMs !== mtime || stat.ctimeMs !== ctime || stat.ino !== ino || Math.max(mtime, ctime) >= checkedAt - racyMs) this.dirty.add(rel);
+      if (!unchanged(this.folderStat(rel), stats, i, checkedAt - racyMs)) this.dirty.add(rel);
       await breathe();
       // Unless a request waits for the watchers, a large reply being written (and read by the client) goes first.
       if (!this.watchWanted) await Promise.race([this.outputWritten(), this.watchWantedSignal]);
@@ -721,6 +716,17 @@ export class WorkspaceIndex {
     this.files.splice(from, to - from);
     this.version++;
   }
+}
+
+/**
+ * True when a folder's stat now is the one noted for it (folder `i` of `noted`: times and inode in threes) and
+ * those times are older than `racyFrom`: a change after they were noted would have changed them. Adding or removing
+ * an entry sets both times on POSIX systems, so either one alone would do there; both are compared for file
+ * systems that keep only one of them up to date.
+ */
+function unchanged(stat: fs.Stats | undefined, noted: readonly number[], i: number, racyFrom: number): boolean {
+  const [mtime, ctime, ino] = noted.slice(3 * i, 3 * i + 3);
+  return stat !== undefined && stat.mtimeMs === mtime && stat.ctimeMs === ctime && stat.ino === ino && Math.max(mtime, ctime) < racyFrom;
 }
 
 /** Yields to the event loop once SLICE_MS of synchronous work has been done since the last yield. */
