@@ -23,6 +23,26 @@ export interface Prelisting {
    * by NUL (no path holds one): a worker sends one string, where 50 000 strings would each cost the receiver.
    */
   joined: string;
+  /**
+   * Set when a request waited for the listing while the worker made it: the folders from this index on were read
+   * after that, so they need no check (as a crawl's, their entries are as the request found them).
+   */
+  wantedAt?: number;
+  /** True when the worker checks the folders read before a request waited (see recheck) and sends the result. */
+  checking?: boolean;
+  /** Added where the listing is received, when `checking`: that check, or undefined if none came. */
+  check?: Promise<PrelistCheck | undefined>;
+}
+
+/** A worker's check of the folders it read before a request waited for its listing (see recheck). */
+export interface PrelistCheck {
+  /** Date.now() before the first folder was checked. */
+  checkedAt: number;
+  /**
+   * For each folder from the first up to the listing's wantedAt (all of them without one): its modification time,
+   * change time (ms) and inode number now; NaN when it is no longer a folder, or was not read in the first place.
+   */
+  stats: number[];
 }
 
 /**
@@ -43,7 +63,7 @@ export const PRELIST_MAX_ENTRIES = 1_000_000;
  *
  * Self-contained: a worker runs its source.
  */
-export function prelist(fs: typeof fsModule, root: string, maxEntries: number): Prelisting | undefined {
+export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array): Prelisting | undefined {
   try {
     const real = fs.realpathSync(root);
     const started = Date.now();
@@ -53,8 +73,11 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number): 
     /** Folders being listed, innermost last: each one's entries (key, name, whether a folder) and the next one's place. */
     const open: Array<{ rel: string; entries: Array<[string, string, boolean]>; next: number }> = [];
     let count = 0;
+    let wantedAt: number | undefined;
     const enter = (rel: string): boolean => {
       const absolute = rel ? `${real}/${rel}` : real;
+      // Seen before the folder is stat'ed and read: it is read after the request.
+      if (wantedAt === undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0) wantedAt = folders.length;
       folders.push(rel);
       let dirents: fsModule.Dirent[];
       try {
@@ -92,37 +115,70 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number): 
       if (!isFolder) files.push(child);
       else if (!enter(child)) return undefined;
     }
-    return { root: real, started, finished: Date.now(), folders, stats, joined: files.join('\0') };
+    const listing: Prelisting = { root: real, started, finished: Date.now(), folders, stats, joined: files.join('\0') };
+    if (wantedAt !== undefined) listing.wantedAt = wantedAt;
+    return listing;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The worker's own check of its listing, made once a request waits for it: stats each folder read before the
+ * request (all of them without `wantedAt`) again, as the index would on the protocol thread (see WorkspaceIndex).
+ * The index compares the stats, so that the rules (which stats tell a folder unchanged) stay in one place.
+ *
+ * Self-contained: a worker runs its source.
+ */
+export function recheck(fs: typeof fsModule, listing: Prelisting): PrelistCheck {
+  const n = listing.wantedAt ?? listing.folders.length;
+  const checkedAt = Date.now();
+  const stats: number[] = new Array<number>(3 * n).fill(NaN);
+  for (let i = 0; i < n; i++) {
+    if (Number.isNaN(listing.stats[3 * i])) continue; // not read: the index reads it itself
+    const rel = listing.folders[i];
+    try {
+      const stat = fs.lstatSync(rel ? `${listing.root}/${rel}` : listing.root, { throwIfNoEntry: false });
+      if (stat?.isDirectory()) [stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]] = [stat.mtimeMs, stat.ctimeMs, stat.ino];
+    } catch {
+      // gone or unreadable: NaN, so read again
+    }
+  }
+  return { checkedAt, stats };
 }
 
 /** An early listing's folders (with their stats) and files, less those an exclude matcher leaves out. */
 export interface PrelistedFiles {
   folders: string[];
   stats: number[];
+  /** Each folder's place in the early listing's folders. */
+  places: number[];
   files: string[];
 }
 
 /**
  * `early` less the folders `excluded` prunes (and everything under them) and the files it leaves out, as the crawl
- * prunes and filters them. `needles`: texts every path `excluded` matches holds (see globMatcher); when no path
- * holds one, no file is tested.
+ * prunes and filters them. `needles`: texts every path `excluded` matches holds (see globMatcher); when no folder
+ * path (with a "/" after it) holds one, no folder is tested, and when no file path holds one, no file is.
  */
 export function filterPrelisting(early: Prelisting, excluded: (path: string) => boolean, needles?: readonly string[]): PrelistedFiles {
   const parentOf = (rel: string) => rel.slice(0, Math.max(0, rel.lastIndexOf('/')));
   const pruned = new Set<string>();
   const folders: string[] = [];
   const stats: number[] = [];
+  const places: number[] = [];
+  // Each folder as "rel/": a needle in "rel" or in "rel/" is found.
+  const folderPaths = `${early.folders.join('/\0')}/`;
+  const testFolders = needles === undefined || needles.some((needle) => folderPaths.includes(needle));
   early.folders.forEach((rel, i) => {
     // Folders come before their children, so a pruned parent is known.
-    if (rel !== '' && (pruned.has(parentOf(rel)) || excluded(rel) || excluded(`${rel}/`))) return void pruned.add(rel);
+    if (testFolders && rel !== '' && (pruned.has(parentOf(rel)) || excluded(rel) || excluded(`${rel}/`))) return void pruned.add(rel);
     folders.push(rel);
     stats.push(early.stats[3 * i], early.stats[3 * i + 1], early.stats[3 * i + 2]);
+    places.push(i);
   });
   const all = early.joined === '' ? [] : early.joined.split('\0');
   // Most often no path holds what the globs need (the early listing left out node_modules and hidden names).
   const untouched = pruned.size === 0 && needles !== undefined && needles.every((needle) => !early.joined.includes(needle));
-  return { folders, stats, files: untouched ? all : all.filter((f) => !pruned.has(parentOf(f)) && !excluded(f)) };
+  return { folders, stats, places, files: untouched ? all : all.filter((f) => !pruned.has(parentOf(f)) && !excluded(f)) };
 }

@@ -8,7 +8,7 @@ import { NotesError } from '../errors';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
-import { bootWorker, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits, type PrelistingMessage } from './worker-boot';
+import { bootWorker, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits, type PrelistCheckMessage, type PrelistingMessage } from './worker-boot';
 
 export interface TextWorkerOptions {
   /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4 (shardCount). */
@@ -82,7 +82,8 @@ type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number; full: boolean }
   | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] }
-  | PrelistingMessage;
+  | PrelistingMessage
+  | PrelistCheckMessage;
 
 /**
  * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines),
@@ -473,6 +474,8 @@ class TextShard {
   private closed = false;
   /** The early listing of the loader's worker, when this shard took that worker (taken once). */
   private prelisting: Promise<Prelisting | undefined> | undefined;
+  /** Tells that worker a request waits for its listing (see prestartTextWorker). */
+  private requestPrelisting: (() => void) | undefined;
 
   constructor(private readonly options: TextWorkerOptions) {}
 
@@ -480,12 +483,15 @@ class TextShard {
    * The early listing of the worker the loader started (see prelist.ts), when this shard took that worker;
    * undefined otherwise (no worker is booted just to ask), or once taken.
    */
-  prelisted(): Promise<Prelisting | undefined> {
+  prelisted(requested?: Promise<void>): Promise<Prelisting | undefined> {
     // Only the loader's worker lists early.
     if (this.closed || (!this.worker && !prestartedWorkerWaiting())) return Promise.resolve(undefined);
     this.live();
     const prelisting = this.prelisting ?? Promise.resolve(undefined);
+    const request = this.requestPrelisting;
+    if (request) void requested?.then(request);
     this.prelisting = undefined;
+    this.requestPrelisting = undefined;
     return prelisting;
   }
 
@@ -659,6 +665,7 @@ class TextShard {
     const prestarted = takePrestartedWorker(limits);
     const worker = prestarted?.worker ?? bootWorker(limits);
     this.prelisting = prestarted?.prelisting;
+    this.requestPrelisting = prestarted?.request;
     // A stopped worker's last messages are ignored: its replacement answers from now on.
     worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
@@ -685,7 +692,7 @@ class TextShard {
   }
 
   private onMessage(message: FromWorker): void {
-    if (message.type === 'prelisting') return; // the loader's listener takes it (see prestartTextWorker)
+    if (message.type === 'prelisting' || message.type === 'prelisting-check') return; // the loader's listener takes them (see prestartTextWorker)
     if (message.type === 'walked') {
       const p = this.pending.get(message.id);
       if (p) p.files = message.files;
@@ -824,8 +831,8 @@ export class TextWorker {
   }
 
   /** The first worker's early listing, if it has one (see TextShard.prelisted). */
-  prelisted(): Promise<Prelisting | undefined> {
-    return this.shards[0].prelisted();
+  prelisted(requested?: Promise<void>): Promise<Prelisting | undefined> {
+    return this.shards[0].prelisted(requested);
   }
 
   /** Starts the workers now (they take tens of milliseconds to boot), before there is anything to read. */

@@ -6,7 +6,7 @@
 // This module is small on purpose: the loader bundles it, and must stay quick to load.
 import os from 'node:os';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { prelist, PRELIST_MAX_ENTRIES, type Prelisting } from './prelist';
+import { prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type Prelisting } from './prelist';
 
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
@@ -26,14 +26,30 @@ export interface PrelistingMessage {
   listing: Prelisting | undefined;
 }
 
+/** The message that follows a PrelistingMessage whose listing is `checking`: the worker's check of it. */
+export interface PrelistCheckMessage {
+  type: 'prelisting-check';
+  check: PrelistCheck;
+}
+
 /**
  * The program every text worker runs first: given a workspace folder (workerData.prelist), it lists it and sends
- * the result (a PrelistingMessage); then it waits for `{ source, setup }` and runs `source` with `setup`. Messages
- * sent meanwhile wait in the port.
+ * the result (a PrelistingMessage). If a request waited for the listing meanwhile (workerData.wanted, set by the
+ * protocol thread), it then checks the folders read before that and sends the check (a PrelistCheckMessage): the
+ * protocol thread takes in the listing meanwhile. Then it waits for `{ source, setup }` and runs `source` with
+ * `setup`. Messages sent meanwhile wait in the port.
  */
 const PRELUDE = `const __name = (fn) => fn;
 const { parentPort, workerData } = require('node:worker_threads');
-if (workerData && workerData.prelist) parentPort.postMessage({ type: 'prelisting', listing: (${prelist.toString()})(require('node:fs'), workerData.prelist, ${PRELIST_MAX_ENTRIES}) });
+if (workerData && workerData.prelist) {
+  const fs = require('node:fs');
+  const wanted = workerData.wanted;
+  const listing = (${prelist.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted);
+  const checking = listing !== undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0;
+  if (listing) listing.checking = checking;
+  parentPort.postMessage({ type: 'prelisting', listing });
+  if (checking) parentPort.postMessage({ type: 'prelisting-check', check: (${recheck.toString()})(fs, listing) });
+}
 parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
 
 /** The text memory budget: NOTESAPP_INDEX_MB (mebibytes, 0 or more) when set, else the default. */
@@ -64,9 +80,12 @@ export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLim
   };
 }
 
-/** Starts a worker that waits for its program (see runProgram), listing `prelistRoot` first when given. */
-export function bootWorker(limits: ResourceLimits, prelistRoot?: string): Worker {
-  return new Worker(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot } });
+/**
+ * Starts a worker that waits for its program (see runProgram), listing `prelistRoot` first when given; `wanted`
+ * (one shared 32-bit integer) is set to 1 by the caller once a request waits for that listing.
+ */
+export function bootWorker(limits: ResourceLimits, prelistRoot?: string, wanted?: Int32Array): Worker {
+  return new Worker(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted } });
 }
 
 /** Gives a booted worker its program: `source` runs with `require` and `setup` in scope. */
@@ -79,6 +98,8 @@ interface Prestarted {
   limits: ResourceLimits;
   /** Its early listing: undefined when it was given no folder, could not list it, or stopped first. */
   prelisting: Promise<Prelisting | undefined>;
+  /** Tells it a request waits for that listing. */
+  request: () => void;
   /** Its listeners while it waits, removed when it is taken. */
   onError: () => void;
   onExit: () => void;
@@ -99,8 +120,9 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   const n = shardCount();
   const limits = workerLimits(shareOf(indexBytes(env), n, 0), DEFAULT_MAX_FILE_SIZE);
   let worker: Worker;
+  const wanted = new Int32Array(new SharedArrayBuffer(4));
   try {
-    worker = bootWorker(limits, workspace);
+    worker = bootWorker(limits, workspace, wanted);
   } catch {
     return undefined;
   }
@@ -109,13 +131,27 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   if (workspace === undefined) settle(undefined);
   else {
     // Received while the protocol thread is idle (whether or not the worker was taken meanwhile).
-    const done = (listing: Prelisting | undefined) => {
-      worker.off('message', onListing).off('exit', onGone).off('error', onGone);
-      settle(listing);
+    let settleCheck: ((check: PrelistCheck | undefined) => void) | undefined;
+    const done = () => {
+      worker.off('message', onMessage).off('exit', onGone).off('error', onGone);
+      settleCheck?.(undefined); // when it stopped before sending its check
     };
-    const onListing = (message: Partial<PrelistingMessage> | undefined) => message?.type === 'prelisting' && done(message.listing);
-    const onGone = () => done(undefined);
-    worker.on('message', onListing).on('exit', onGone).on('error', onGone);
+    const onMessage = (message: Partial<PrelistingMessage | PrelistCheckMessage> | undefined) => {
+      if (message?.type === 'prelisting') {
+        const listing = message.listing;
+        if (!listing?.checking) return void (done(), settle(listing));
+        listing.check = new Promise<PrelistCheck | undefined>((resolve) => (settleCheck = resolve));
+        settle(listing);
+      } else if (message?.type === 'prelisting-check') {
+        settleCheck?.(message.check);
+        done();
+      }
+    };
+    const onGone = () => {
+      settle(undefined);
+      done();
+    };
+    worker.on('message', onMessage).on('exit', onGone).on('error', onGone);
   }
   // After the listeners: adding a 'message' listener refs the worker again.
   worker.unref();
@@ -126,7 +162,7 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   };
   worker.on('error', onError);
   worker.on('exit', onExit);
-  slots[SLOT] = { worker, limits, prelisting, onError, onExit };
+  slots[SLOT] = { worker, limits, prelisting, request: () => Atomics.store(wanted, 0, 1), onError, onExit };
   return worker;
 }
 
@@ -135,11 +171,11 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
  * with no listener but the one waiting for that listing); undefined otherwise, and a worker booted with other
  * limits is stopped.
  */
-export function takePrestartedWorker(limits: ResourceLimits): { worker: Worker; prelisting: Promise<Prelisting | undefined> } | undefined {
+export function takePrestartedWorker(limits: ResourceLimits): Pick<Prestarted, 'worker' | 'prelisting' | 'request'> | undefined {
   const p = release();
   if (!p) return undefined;
   const same = limits.maxOldGenerationSizeMb === p.limits.maxOldGenerationSizeMb && limits.maxYoungGenerationSizeMb === p.limits.maxYoungGenerationSizeMb;
-  if (same) return { worker: p.worker, prelisting: p.prelisting };
+  if (same) return { worker: p.worker, prelisting: p.prelisting, request: p.request };
   void p.worker.terminate();
   return undefined;
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { compileGlobs, createPathFilter, globMatcher, type ListOptions, type PathFilter } from './listing';
-import { filterPrelisting, type Prelisting } from './prelist';
+import { filterPrelisting, type PrelistCheck, type Prelisting } from './prelist';
 import { DEFAULT_REGEX_BUDGET_MS, linesWith, searchWith, walkRules, walkWith, type RipgrepUse, type SearchOutcome, type SearchQuery } from './search';
 import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
@@ -34,8 +34,9 @@ export interface IndexOptions extends ListOptions {
   /**
    * The early listing to start from (default: the first text worker's, see prelist.ts), before the exclude globs
    * are applied to it. Asked only when the settings prune what it leaves out (hidden names, node_modules folders).
+   * `requested` resolves once a request waits for the listing (the worker may then check the folders itself).
    */
-  prelisting?: () => Promise<Prelisting | undefined>;
+  prelisting?: (requested: Promise<void>) => Promise<Prelisting | undefined>;
   /**
    * A folder whose modification or change time is this close to (or after) the moment it was checked is read again
    * rather than trusted to be unchanged: file systems store those times in ticks (two seconds on FAT), so a change
@@ -62,6 +63,13 @@ const NODE_MODULES_GLOB = '**/node_modules/**';
 interface Unwatched {
   folders: readonly string[];
   stats: readonly number[];
+  checkedAt: number;
+}
+
+/** The check of an early listing's folders: their stats now, those that changed, and when the check began. */
+interface FolderCheck {
+  stats: number[];
+  changed: string[];
   checkedAt: number;
 }
 
@@ -476,34 +484,27 @@ export class WorkspaceIndex {
     if (o.showHiddenFiles || !o.excludePatterns.includes(NODE_MODULES_GLOB)) return false;
     let early: Prelisting | undefined;
     try {
-      early = await (o.prelisting ? o.prelisting() : this.textWorker().prelisted());
+      early = await (o.prelisting ? o.prelisting(this.wanted) : this.textWorker().prelisted(this.wanted));
     } catch {
       early = undefined;
     }
     if (!early || early.root !== o.root || this.disposed) return false;
     const excluded = globMatcher(compileGlobs(o.excludePatterns));
-    const { folders, stats: earlyStats, files } = filterPrelisting(early, excluded, excluded.needles);
+    // Meanwhile the worker may be checking the folders itself (see recheck): a request waited as it listed them.
+    const { folders, stats: earlyStats, places, files } = filterPrelisting(early, excluded, excluded.needles);
+    const byWorker = early.check ? await early.check : undefined;
     // Requests that arrive before the check begins are answered before the folders are watched: a request already
     // on its way (a client calls a tool right after the handshake) gets a moment to come in.
     if (!this.listingWanted) await Promise.race([this.wanted, new Promise<void>((resolve) => setTimeout(resolve, CHECK_GRACE_MS).unref())]);
     if (this.disposed) return true;
     this.options.log?.('debug', `index: the early listing took ${early.finished - early.started} ms and was complete ${started - early.finished} ms before the listing began; ${Date.now() - started} ms to receive it`);
     this.checking = true;
-    const checkedAt = Date.now();
-    const racyMs = o.racyMs ?? RACY_MS;
-    const stats: number[] = new Array<number>(folders.length * 3).fill(NaN);
-    const changed: string[] = [];
-    const breathe = slicer();
-    for (let i = 0; i < folders.length && !this.disposed; i++) {
-      const stat = this.folderStat(folders[i]);
-      if (stat) [stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]] = [stat.mtimeMs, stat.ctimeMs, stat.ino];
-      if (!unchanged(stat, earlyStats, i, early.started - racyMs)) changed.push(folders[i]);
-      await breathe();
-      // As the crawl: a request waiting for the listing does not wait for the output.
-      if (!this.listingWanted) await Promise.race([this.outputWritten(), this.wanted]);
-      while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
-    }
-    if (this.disposed) return true;
+    const racyFrom = early.started - (o.racyMs ?? RACY_MS);
+    const checked = byWorker
+      ? this.takeCheck(early, byWorker, folders, earlyStats, places, racyFrom)
+      : await this.checkFolders(folders, earlyStats, racyFrom);
+    if (!checked) return true; // disposed
+    const { stats, changed, checkedAt } = checked;
     this.files = files;
     for (const rel of changed) this.dirty.add(rel);
     this.unwatched = { folders, stats, checkedAt };
@@ -511,11 +512,54 @@ export class WorkspaceIndex {
     this.crawled = true;
     this.readingDeferred = true; // after the watchers (startReading)
     if (this.requestsWaiting === 0) this.startReading();
-    this.options.log?.(
-      'info',
-      `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${folders.length} folders checked, ${changed.length} read again); watching them next`,
-    );
+    const how = byWorker ? `${byWorker.stats.length / 3} of its ${early.folders.length} folders checked by the worker` : `${folders.length} folders checked`;
+    this.options.log?.('info', `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${how}, ${changed.length} read again); watching them next`);
     return true;
+  }
+
+  /**
+   * Checks each folder of an early listing against the stat it was read with; `changed`: those that differ, or
+   * whose times are at or after `racyFrom`. Undefined when the index was disposed meanwhile.
+   */
+  private async checkFolders(folders: readonly string[], earlyStats: readonly number[], racyFrom: number): Promise<FolderCheck | undefined> {
+    const checkedAt = Date.now();
+    const stats: number[] = new Array<number>(folders.length * 3).fill(NaN);
+    const changed: string[] = [];
+    const breathe = slicer();
+    for (let i = 0; i < folders.length && !this.disposed; i++) {
+      const stat = this.folderStat(folders[i]);
+      if (stat) [stats[3 * i], stats[3 * i + 1], stats[3 * i + 2]] = [stat.mtimeMs, stat.ctimeMs, stat.ino];
+      if (!unchanged(stat, earlyStats, i, racyFrom)) changed.push(folders[i]);
+      await breathe();
+      // As the crawl: a request waiting for the listing does not wait for the output.
+      if (!this.listingWanted) await Promise.race([this.outputWritten(), this.wanted]);
+      while (this.holds > 0 && !this.listingWanted && !this.disposed) await new Promise<void>((resume) => (this.resumeCrawl = resume));
+    }
+    return this.disposed ? undefined : { stats, changed, checkedAt };
+  }
+
+  /**
+   * checkFolders() from the worker's check, made after a request waited: the folders it read before then are
+   * compared with the stats it took again, by the same rule; those it read after need no check (they are as a
+   * crawl would have found them). Their stats are from before they were read, so the watchers' check counts times
+   * from the start of the early listing (see watchChecked).
+   */
+  private takeCheck(early: Prelisting, byWorker: PrelistCheck, folders: readonly string[], earlyStats: readonly number[], places: readonly number[], racyFrom: number): FolderCheck {
+    const stats: number[] = [];
+    const changed: string[] = [];
+    folders.forEach((rel, i) => {
+      const at = places[i];
+      const read = earlyStats.slice(3 * i, 3 * i + 3);
+      if (3 * at < byWorker.stats.length) {
+        const now = byWorker.stats.slice(3 * at, 3 * at + 3);
+        stats.push(...now);
+        if (!unchangedAs(now, earlyStats, i, racyFrom)) changed.push(rel);
+      } else {
+        stats.push(...read);
+        if (Number.isNaN(read[0])) changed.push(rel); // could not be read: the index reads it itself
+      }
+    });
+    return { stats, changed, checkedAt: early.started };
   }
 
   /**
@@ -725,8 +769,13 @@ export class WorkspaceIndex {
  * systems that keep only one of them up to date.
  */
 function unchanged(stat: fs.Stats | undefined, noted: readonly number[], i: number, racyFrom: number): boolean {
+  return stat !== undefined && unchangedAs([stat.mtimeMs, stat.ctimeMs, stat.ino], noted, i, racyFrom);
+}
+
+/** unchanged() for a stat given as its modification time, change time and inode (NaN: none). */
+function unchangedAs(now: readonly number[], noted: readonly number[], i: number, racyFrom: number): boolean {
   const [mtime, ctime, ino] = noted.slice(3 * i, 3 * i + 3);
-  return stat !== undefined && stat.mtimeMs === mtime && stat.ctimeMs === ctime && stat.ino === ino && Math.max(mtime, ctime) < racyFrom;
+  return now[0] === mtime && now[1] === ctime && now[2] === ino && Math.max(mtime, ctime) < racyFrom;
 }
 
 /** Yields to the event loop once SLICE_MS of synchronous work has been done since the last yield. */

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
-import { prelist } from '../../../src/core/workspace/prelist';
+import { compileGlobs, globMatcher } from '../../../src/core/workspace/listing';
+import { filterPrelisting, prelist, recheck, type Prelisting } from '../../../src/core/workspace/prelist';
 import { WorkspaceIndex, type IndexOptions } from '../../../src/core/workspace/workspace-index';
 import { DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
 
@@ -64,11 +65,25 @@ describe('workspace index: the early listing', function () {
     return [...index.listFiles()];
   }
 
-  const readAgain = (logged: string[]) => {
+  const startLine = (logged: string[]) => {
     const line = logged.find((m) => m.includes('from the early listing'));
     assert.ok(line, `the index started from the early listing: ${logged.join(' | ')}`);
-    return Number(/(\d+) read again/.exec(line)?.[1]);
+    return line;
   };
+  const readAgain = (logged: string[]) => Number(/(\d+) read again/.exec(startLine(logged))?.[1]);
+
+  /** An early listing made with a request arriving as it reads its `at`-th folder (counting from 1). */
+  function requestedWhileListing(at: number): Prelisting {
+    const wanted = new Int32Array(new SharedArrayBuffer(4));
+    let reads = 0;
+    const readdirSync = (...args: Parameters<typeof fs.readdirSync>) => {
+      if (++reads === at) Atomics.store(wanted, 0, 1);
+      return fs.readdirSync(...args);
+    };
+    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted);
+    assert.ok(early);
+    return early;
+  }
 
   beforeEach(async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-prelist-')));
@@ -107,6 +122,70 @@ describe('workspace index: the early listing', function () {
       const stat = fs.statSync(path.join(root, folder));
       assert.deepEqual(early.stats.slice(3 * i, 3 * i + 3), [stat.mtimeMs, stat.ctimeMs, stat.ino], folder);
     }
+  });
+
+  it('notes the folders it read after a request waited, and the check stats only those read before', async () => {
+    assert.equal(prelist(fs, root, 1_000_000, new Int32Array(new SharedArrayBuffer(4)))?.wantedAt, undefined, 'no request');
+    const early = requestedWhileListing(3);
+    // The third folder was being read when the request came: it and the two before it were stat'ed before.
+    assert.equal(early.wantedAt, 3);
+    assert.deepEqual(early.joined.split('\0'), await crawl());
+    await sleep(TICK_MS);
+    const [, before, gone, after] = early.folders;
+    write(`${before}/added.md`);
+    write(`${after}/added.md`);
+    fs.rmSync(path.join(root, gone), { recursive: true });
+    const check = recheck(fs, early);
+    assert.ok(check.checkedAt >= early.finished);
+    assert.equal(check.stats.length, 3 * 3, 'three folders checked');
+    const stat = (rel: string) => fs.statSync(path.join(root, rel));
+    for (const [i, rel] of [[0, ''], [1, before]] as const) {
+      // The workspace folder lost `gone`; `before` gained a file.
+      assert.deepEqual(check.stats.slice(3 * i, 3 * i + 3), [stat(rel).mtimeMs, stat(rel).ctimeMs, stat(rel).ino]);
+      assert.notDeepEqual(check.stats.slice(3 * i, 3 * i + 3), early.stats.slice(3 * i, 3 * i + 3), `${rel} changed`);
+    }
+    assert.ok(check.stats.slice(6, 9).every(Number.isNaN), `${gone} is gone`);
+    // A request before the first folder: nothing to check.
+    const waiting = new Int32Array(new SharedArrayBuffer(4)).fill(1);
+    const all = prelist(fs, root, 1_000_000, waiting);
+    assert.equal(all?.wantedAt, 0);
+    assert.deepEqual(all && recheck(fs, all).stats, []);
+  });
+
+  it("answers from the worker's check: folders read before the request as they are now, the rest once watched", async () => {
+    const early = requestedWhileListing(3);
+    await sleep(TICK_MS);
+    const [, before, gone, after] = early.folders;
+    write(`${before}/added.md`);
+    fs.rmSync(path.join(root, gone), { recursive: true });
+    // Read after the request, and changed since: the answer may be from before the change; the watchers see it.
+    write(`${after}/added.md`);
+    const check = recheck(fs, early);
+    const { index, logged } = open({ prelisting: async () => ({ ...early, checking: true, check: Promise.resolve(check) }), racyMs: 0 });
+    const first = await listed(index);
+    assert.ok(first.includes(`${before}/added.md`));
+    assert.ok(!first.some((f) => f.startsWith(`${gone}/`)), `nothing under ${gone}`);
+    assert.match(startLine(logged), new RegExp(`3 of its ${early.folders.length} folders checked by the worker, 3 read again`));
+    assert.deepEqual(await listed(index), await crawl());
+    assert.ok((await listed(index)).includes(`${after}/added.md`));
+  });
+
+  it('takes the exclude globs the same way whether or not the folders hold what the globs need', async () => {
+    write('media/v.git/n.md'); // a folder whose name holds ".git" but is not excluded
+    for (const excludePatterns of [DEFAULT_EXCLUDES, [...DEFAULT_EXCLUDES, 'archive/**', 'notes/deep'], [...DEFAULT_EXCLUDES, '**/*.git']]) {
+      const early = prelist(fs, root, 1_000_000);
+      assert.ok(early);
+      const excluded = globMatcher(compileGlobs(excludePatterns));
+      const fast = filterPrelisting(early, excluded, excluded.needles);
+      assert.deepEqual(fast, filterPrelisting(early, excluded), excludePatterns.join(' '));
+      assert.deepEqual(fast.files, await crawl(excludePatterns));
+      assert.deepEqual(fast.places.map((i) => early.folders[i]), fast.folders);
+    }
+    fs.rmSync(path.join(root, 'media/v.git'), { recursive: true });
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    const excluded = globMatcher(compileGlobs(DEFAULT_EXCLUDES));
+    assert.deepEqual(filterPrelisting(early, excluded, excluded.needles), filterPrelisting(early, excluded));
   });
 
   it('comes out sorted as the crawl sorts, for random trees', async () => {
@@ -326,18 +405,32 @@ describe('workspace index: the early listing', function () {
 
   for (const [name, excludePatterns] of [
     ['the default exclude globs', DEFAULT_EXCLUDES],
-    ['more exclude globs, applied by the worker', [...DEFAULT_EXCLUDES, 'archive/**', '**/*.txt', 'notes/deep']],
+    ['more exclude globs, applied to its listing', [...DEFAULT_EXCLUDES, 'archive/**', '**/*.txt', 'notes/deep']],
     ['a glob that excludes files only', [...DEFAULT_EXCLUDES, '**/*.txt']],
   ] as Array<[string, string[]]>) {
     it(`comes from the loader's worker, with ${name}`, async () => {
       assert.ok(prestartTextWorker({}, root), 'the loader would start a worker that lists the workspace');
       // No margin: the folders (made a tick before the worker lists them) are trusted, so its filter is what counts.
       const { index, logged } = open({ excludePatterns, racyMs: 0 });
+      // The request comes before the worker has even started: every folder is read after it, none needs a check.
       assert.deepEqual(await listed(index), await crawl(excludePatterns));
-      assert.equal(readAgain(logged), 0);
+      assert.match(startLine(logged), /0 of its 8 folders checked by the worker, 0 read again/);
       assert.deepEqual(await listed(index), await crawl(excludePatterns));
     });
   }
+
+  it("is checked on the protocol thread when the loader's worker listed before any request", async () => {
+    assert.ok(prestartTextWorker({}, root));
+    await sleep(TICK_MS);
+    write('notes/deep/after.md');
+    const { index, logged } = open({ racyMs: 0 });
+    // Not a request: the index takes the listing in, and checks it after its short wait for one.
+    await index.listing();
+    assert.match(startLine(logged), /8 folders checked, 1 read again/);
+    const files = await listed(index);
+    assert.ok(files.includes('notes/deep/after.md'));
+    assert.deepEqual(files, await crawl());
+  });
 
   it("is not used when the loader's worker listed another folder", async () => {
     assert.ok(prestartTextWorker({}, path.join(root, 'notes')));
