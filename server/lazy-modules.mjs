@@ -4,8 +4,9 @@
 
 /** Packages made lazy: note parsing (gray-matter with js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
  * configuration writes (write-file-atomic, which the server never does) and the regular-expression parser that
- * finds the text ripgrep looks for (regexpp). */
-export const LAZY_PACKAGES = ['gray-matter', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp'];
+ * finds the text ripgrep looks for (regexpp), and Ajv, the SDK's validator of answers to elicitation requests (made on
+ * first use, see server.ts). */
+export const LAZY_PACKAGES = ['gray-matter', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats'];
 
 const STAND_IN = (name) => `
 let real;
@@ -31,8 +32,11 @@ export function lazyModules(packages = LAZY_PACKAGES) {
   return {
     name: 'lazy-modules',
     setup(build) {
-      build.onResolve({ filter }, (args) => (args.namespace === 'lazy-module' ? undefined : { path: args.path, namespace: 'lazy-module' }));
-      build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({ contents: STAND_IN(args.path), loader: 'js', resolveDir: process.cwd() }));
+      // The stand-in requires the real package from where it was imported, so a dependency's own copy stays its own.
+      build.onResolve({ filter }, (args) =>
+        args.namespace === 'lazy-module' ? undefined : { path: args.path, namespace: 'lazy-module', pluginData: { resolveDir: args.resolveDir } },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({ contents: STAND_IN(args.path), loader: 'js', resolveDir: args.pluginData?.resolveDir ?? process.cwd() }));
     },
   };
 }

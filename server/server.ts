@@ -1,5 +1,7 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { NotesConfig } from '../src/core/config/schema';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
@@ -35,6 +37,19 @@ function disabledCategories(config: NotesConfig): string[] {
     .map(([name]) => name);
 }
 
+/**
+ * The SDK's JSON Schema validator (Ajv, for answers to elicitation requests, which this server does not send),
+ * made on first use instead of with every server: loading and setting up Ajv took about 10 ms of each start.
+ */
+export class LazySchemaValidator implements jsonSchemaValidator {
+  private real: AjvJsonSchemaValidator | undefined;
+
+  getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
+    this.real ??= new AjvJsonSchemaValidator();
+    return this.real.getValidator<T>(schema);
+  }
+}
+
 export function createNotesServer(deps: NotesServerDeps): McpServer {
   const disabled = disabledCategories(deps.config);
   const server = new McpServer(
@@ -45,6 +60,7 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
         `Notes workspace at ${deps.workspaceRoot}. Notes are markdown files; every path in arguments and results is workspace-relative with "/" separators. ` +
         'Use search_files to find notes, get_note_metadata for frontmatter, tags and links, and the editor tools to work in the note open in VS Code.' +
         (disabled.length ? ` Disabled tool categories (integrations.mcp.tools): ${disabled.join(', ')}.` : ''),
+      jsonSchemaValidator: new LazySchemaValidator(),
     },
   );
   const ctx = new NotesContext(server, deps);

@@ -1,0 +1,70 @@
+// Packages the handshake does not need are bundled behind a stand-in (server/lazy-modules.mjs): their module code
+// runs on first use, not at start. Built here with esbuild around a package that counts its loads, imported the
+// ways the server's code and its dependencies import such packages.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { LazySchemaValidator } from '../../../server/server';
+// @ts-expect-error: a plain ES module without types (the build script's plugin)
+import { LAZY_PACKAGES, lazyModules } from '../../../server/lazy-modules.mjs';
+
+const FIXTURE = `
+globalThis.lazyFixtureLoads = (globalThis.lazyFixtureLoads ?? 0) + 1;
+class Thing {
+  constructor(value) { this.value = value; }
+}
+// As Ajv and ajv-formats export themselves: the module is the class, and its default too.
+module.exports = exports = Thing;
+Object.defineProperty(exports, '__esModule', { value: true });
+exports.default = Thing;
+exports.helper = (x) => x * 2;
+`;
+
+const ENTRY = `
+import Thing, { helper } from 'lazy-fixture';
+import * as whole from 'lazy-fixture';
+export const make = (value) => new Thing(value);
+export const twice = (x) => helper(x);
+export const viaNamespace = (value) => new whole.default(value);
+`;
+
+describe('lazily loaded packages in the server bundle', () => {
+  let dir: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-lazy-'));
+    fs.mkdirSync(path.join(dir, 'node_modules', 'lazy-fixture'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'node_modules', 'lazy-fixture', 'index.js'), FIXTURE);
+    fs.writeFileSync(path.join(dir, 'entry.mjs'), ENTRY);
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("runs a package's module code on first use, once, and gives its exports", async () => {
+    const out = path.join(dir, 'out.cjs');
+    await build({ entryPoints: [path.join(dir, 'entry.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: out, absWorkingDir: dir, logLevel: 'silent', plugins: [lazyModules(['lazy-fixture'])] });
+    const g = globalThis as { lazyFixtureLoads?: number };
+    delete g.lazyFixtureLoads;
+    const bundle = createRequire(out)(out) as { make: (v: number) => { value: number }; twice: (x: number) => number; viaNamespace: (v: number) => { value: number } };
+    assert.equal(g.lazyFixtureLoads, undefined, 'not run when the bundle loads');
+    assert.equal(bundle.make(3).value, 3);
+    assert.equal(g.lazyFixtureLoads, 1);
+    assert.equal(bundle.twice(21), 42);
+    assert.equal(bundle.viaNamespace(5).value, 5);
+    assert.equal(g.lazyFixtureLoads, 1, 'run once');
+  });
+
+  it('is how the bundle carries Ajv, whose validator the server makes on first use', async () => {
+    const validate = new LazySchemaValidator().getValidator<{ n: number }>({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] });
+    assert.deepEqual(validate({ n: 1 }), { valid: true, data: { n: 1 }, errorMessage: undefined });
+    const bad = validate({ n: 'one' });
+    assert.equal(bad.valid, false);
+    assert.match(bad.errorMessage ?? '', /must be number/);
+    const bundle = fs.readFileSync(path.join(__dirname, '../../../dist/server-core.js'), 'utf8');
+    assert.equal(bundle.match(/var load = \(\) => real \?\?= require_/g)?.length, LAZY_PACKAGES.length, 'one stand-in for each lazy package');
+    assert.match(bundle, /var load = \(\) => real \?\?= require_ajv\(\);/);
+  });
+});
