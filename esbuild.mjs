@@ -1,11 +1,13 @@
-// Builds the extension, the MCP server and the extension-host test suite. Flags: --production, --watch.
+// Builds the extension, the MCP server and the extension-host test suite. Flags: --production, --watch, and
+// --server-out=DIR: only the server's two bundles, as the production build makes them, into DIR (the benchmark's copy).
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { lazyModules } from './server/lazy-modules.mjs';
 
-const production = process.argv.includes('--production');
+const serverOut = process.argv.find((a) => a.startsWith('--server-out='))?.slice('--server-out='.length);
+const production = process.argv.includes('--production') || serverOut !== undefined;
 const watch = process.argv.includes('--watch');
 
 /** @type {import('esbuild').BuildOptions} */
@@ -63,6 +65,14 @@ if (!production) {
     outdir: 'out/test/integration',
     external: ['vscode', 'mocha'],
   });
+}
+
+if (serverOut !== undefined) {
+  // The server as the extension package ships it (minified), and nothing else: no generated files, no dist/.
+  await Promise.all(builds.filter((b) => 'server' in b.entryPoints || 'server-core' in b.entryPoints).map((b) => esbuild.build({ ...b, outdir: serverOut, sourcemap: false })));
+  fs.chmodSync(path.join(serverOut, 'server.js'), 0o755);
+  console.log(`[build] production server in ${serverOut}`);
+  process.exit(0);
 }
 
 // media/config.schema.json and the README's configuration section are generated from the zod config schema.
