@@ -43,6 +43,8 @@ export interface IndexOptions extends ListOptions {
    * in the same tick leaves them equal. Default RACY_MS; tests set 0.
    */
   racyMs?: number;
+  /** How long an early listing taken in waits for a request before it is checked (default CHECK_GRACE_MS). */
+  checkGraceMs?: number;
   /** Watches one folder (default fs.watch); tests make it fail as the operating system's watch limit does. */
   watchFolder?: (folder: string, options: { persistent: boolean }, listener: fs.WatchListener<string>) => fs.FSWatcher;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
@@ -495,7 +497,7 @@ export class WorkspaceIndex {
     const byWorker = early.check ? await early.check : undefined;
     // Requests that arrive before the check begins are answered before the folders are watched: a request already
     // on its way (a client calls a tool right after the handshake) gets a moment to come in.
-    if (!this.listingWanted) await Promise.race([this.wanted, new Promise<void>((resolve) => setTimeout(resolve, CHECK_GRACE_MS).unref())]);
+    if (!this.listingWanted) await Promise.race([this.wanted, new Promise<void>((resolve) => setTimeout(resolve, o.checkGraceMs ?? CHECK_GRACE_MS).unref())]);
     if (this.disposed) return true;
     this.options.log?.('debug', `index: the early listing took ${early.finished - early.started} ms and was complete ${started - early.finished} ms before the listing began; ${Date.now() - started} ms to receive it`);
     this.checking = true;

@@ -14,12 +14,14 @@ const EARLY = /files listed in \d+ ms from the early listing/;
 describe('MCP list_files from the early listing', function () {
   this.timeout(60_000);
 
-  async function listed(options: { env?: Record<string, string>; config?: Record<string, unknown>; showHiddenFiles?: boolean }) {
+  type Env = Record<string, string>;
+  async function listed(options: { env?: Env | ((workspace: string) => Env); config?: Record<string, unknown>; showHiddenFiles?: boolean; workspaceArgs?: (dir: string) => string[] }) {
     const workspace = copyFixture();
     fs.mkdirSync(path.join(workspace, 'node_modules', 'pkg'), { recursive: true });
     fs.writeFileSync(path.join(workspace, 'node_modules', 'pkg', 'index.md'), 'x');
     fs.writeFileSync(path.join(workspace, '.hidden.md'), 'x');
-    const h = await startServer({ workspace, env: options.env, config: options.config });
+    const env = typeof options.env === 'function' ? options.env(workspace) : options.env;
+    const h = await startServer({ workspace, env, config: options.config, workspaceArgs: options.workspaceArgs });
     try {
       const { files } = await callOk<{ files: string[] }>(h.client, 'list_files');
       const excludePatterns = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
@@ -35,6 +37,11 @@ describe('MCP list_files from the early listing', function () {
     assert.match(stderr, EARLY);
     assert.ok(files.includes('ideas.md'));
     assert.ok(!files.some((f) => f.startsWith('node_modules/') || f.startsWith('.')));
+  });
+
+  it('is made for the workspace however main.ts is told it: --workspace=DIR, or NOTESAPP_WORKSPACE', async () => {
+    assert.match((await listed({ workspaceArgs: (dir) => [`--workspace=${dir}`] })).stderr, EARLY);
+    assert.match((await listed({ workspaceArgs: () => [], env: (dir) => ({ NOTESAPP_WORKSPACE: dir }) })).stderr, EARLY);
   });
 
   it('is not made for a workspace that held few files when it was last listed', async () => {

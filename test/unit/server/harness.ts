@@ -30,6 +30,8 @@ export interface HarnessOptions {
   setup?: (client: Client) => void;
   /** Workspace to use instead of a fixture copy. */
   workspace?: string;
+  /** How the server is told the workspace (default: `--workspace DIR`). */
+  workspaceArgs?: (workspace: string) => string[];
 }
 
 // One HOME for every server this test process starts: logs and the server's code cache stay out of the real
@@ -60,7 +62,7 @@ export async function startServer(options: HarnessOptions = {}): Promise<Harness
   options.setup?.(client);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [serverJs, '--workspace', workspace, '--config', configPath],
+    args: [serverJs, ...(options.workspaceArgs ?? ((dir) => ['--workspace', dir]))(workspace), '--config', configPath],
     env: { ...(process.env as Record<string, string>), HOME: testHome(), USERPROFILE: testHome(), NOTESAPP_BRIDGE_ADDRESS: '', NOTESAPP_BRIDGE_TOKEN: '', ...options.env },
     stderr: 'pipe',
   });

@@ -251,6 +251,29 @@ describe('workspace index: the early listing', function () {
     assert.ok(readAgain(logged) >= 3);
   });
 
+  it('reads again a folder whose change left its modification time as it was: its change time tells', async () => {
+    const folder = path.join(root, 'notes/deep');
+    // Whole seconds, which set back exactly.
+    const SECONDS = 1_700_000_000;
+    fs.utimesSync(folder, SECONDS, SECONDS);
+    await sleep(TICK_MS);
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    await sleep(TICK_MS);
+    const before = fs.statSync(folder);
+    write('notes/deep/hidden-change.md');
+    // As a sync tool restoring times does: the modification time goes back, the change time moves on.
+    fs.utimesSync(folder, SECONDS, SECONDS);
+    const after = fs.statSync(folder);
+    assert.equal(after.mtimeMs, before.mtimeMs);
+    assert.notEqual(after.ctimeMs, before.ctimeMs);
+    const { index, logged } = open({ prelisting: async () => early, racyMs: 0 });
+    const files = await listed(index);
+    assert.ok(files.includes('notes/deep/hidden-change.md'));
+    assert.deepEqual(files, await crawl());
+    assert.equal(readAgain(logged), 1);
+  });
+
   it('reads again a folder whose times are too recent to tell a change by', async () => {
     const early = prelist(fs, root, 1_000_000);
     // Same-tick changes leave the times equal: with the default margin, folders changed within it are read again.
@@ -279,6 +302,28 @@ describe('workspace index: the early listing', function () {
     assert.ok(watches > 0);
     assert.ok(next.includes('notes/deep/between.md'), 'the next request sees it');
     assert.deepEqual(next, await crawl());
+  });
+
+  it('waits a moment for a request before it checks a listing taken in with none waiting', async () => {
+    for (const [checkGraceMs, watchedFirst] of [[5_000, false], [0, true]] as const) {
+      const early = prelist(fs, root, 1_000_000);
+      await sleep(TICK_MS);
+      let watches = 0;
+      const { index, logged } = open({
+        prelisting: async () => early,
+        racyMs: 0,
+        checkGraceMs,
+        watchFolder: (folder, options, listener) => (watches++, fs.watch(folder, options, listener)),
+      });
+      // Not a request: the listing is taken in while the server is idle; a request comes a moment later.
+      void index.listing();
+      await sleep(TICK_MS);
+      const files = await listed(index);
+      // Within the wait, the request is answered from the checked listing at once; after it, it waits for the watchers.
+      assert.equal(watches > 0, watchedFirst, `grace ${checkGraceMs} ms: ${watches} folders watched before the answer; ${logged.join(' | ')}`);
+      assert.deepEqual(files, await crawl());
+      index.dispose();
+    }
   });
 
   it('makes a request that arrives while it watches the folders wait for the watchers', async () => {
