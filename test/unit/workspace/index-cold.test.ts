@@ -195,6 +195,37 @@ describe('workspace index: the first search, before the listing is complete', fu
     }
   });
 
+  it('with ripgrep, holds the reading of texts back for the first search after the listing only', async () => {
+    // A ripgrep that waits until its gate file exists (or its folder is gone: a failed test leaves no process behind).
+    const gates = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-gate-'));
+    const gate = path.join(gates, 'open');
+    const program = path.join(gates, 'rg-gated');
+    fs.writeFileSync(program, `#!/bin/sh\nwhile [ ! -e '${gate}' ] && [ -d '${gates}' ]; do sleep 0.01; done\nexec '${testRipgrep()}' "$@"\n`, { mode: 0o755 });
+    try {
+      const { index, search } = open({ ripgrep: program });
+      const textFiles = (await listWorkspaceFiles(root, { excludePatterns: FILE_EXCLUDES, showHiddenFiles: false })).filter((f) => /\.(md|txt)$/.test(f));
+      // A listing request, then a search: the listing completes while the search's ripgrep runs.
+      assert.ok(await index.fresh());
+      const first = search.search(q('kyoto'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(index.stats().cachedFiles, 0, 'no text read while the first search runs');
+      fs.writeFileSync(gate, '');
+      const found = await first;
+      assert.deepEqual({ results: found.results, truncated: found.truncated }, await answer(scan, q('kyoto')));
+      // A later search whose ripgrep runs on does not hold the reading back: every text is read meanwhile.
+      fs.rmSync(gate);
+      const later = search.search(q('customer feedback', { caseSensitive: true }));
+      await index.caching();
+      assert.equal(index.stats().cachedFiles, textFiles.length);
+      fs.writeFileSync(gate, '');
+      const { results, truncated } = await later;
+      assert.deepEqual({ results, truncated }, await answer(scan, q('customer feedback', { caseSensitive: true })));
+    } finally {
+      fs.writeFileSync(gate, '');
+      fs.rmSync(gates, { recursive: true, force: true });
+    }
+  });
+
   it('with ripgrep, answers from the lines it found while the texts do not all fit the budget, and from memory when they do', async () => {
     const queries = [q('kyoto'), q('customer feedback', { caseSensitive: true }), q('\\b(TODO|FIXME)\\b.*deadline', { regex: true })];
     for (const [maxBytes, uncached] of [[20_000, true], [1e8, false]] as const) {
