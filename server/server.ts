@@ -39,7 +39,7 @@ function disabledCategories(config: NotesConfig): string[] {
 
 /**
  * The SDK's JSON Schema validator (Ajv, for answers to elicitation requests, which this server does not send),
- * made on first use instead of with every server: loading and setting up Ajv took about 10 ms of each start.
+ * made on first use instead of with every server: loading and setting up Ajv took about 5 ms of each start.
  */
 export class LazySchemaValidator implements jsonSchemaValidator {
   private real: AjvJsonSchemaValidator | undefined;

@@ -36,8 +36,6 @@ export interface Prelisting {
 
 /** A worker's check of the folders it read before a request waited for its listing (see recheck). */
 export interface PrelistCheck {
-  /** Date.now() before the first folder was checked. */
-  checkedAt: number;
   /**
    * For each folder from the first up to the listing's wantedAt (all of them without one): its modification time,
    * change time (ms) and inode number now; NaN when it is no longer a folder, or was not read in the first place.
@@ -132,7 +130,6 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number, w
  */
 export function recheck(fs: typeof fsModule, listing: Prelisting): PrelistCheck {
   const n = listing.wantedAt ?? listing.folders.length;
-  const checkedAt = Date.now();
   const stats: number[] = new Array<number>(3 * n).fill(NaN);
   for (let i = 0; i < n; i++) {
     if (Number.isNaN(listing.stats[3 * i])) continue; // not read: the index reads it itself
@@ -144,7 +141,7 @@ export function recheck(fs: typeof fsModule, listing: Prelisting): PrelistCheck 
       // gone or unreadable: NaN, so read again
     }
   }
-  return { checkedAt, stats };
+  return { stats };
 }
 
 /** An early listing's folders (with their stats) and files, less those an exclude matcher leaves out. */
