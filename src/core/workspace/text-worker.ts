@@ -329,19 +329,32 @@ function textWorkerMain(
     port.postMessage(reply);
   }
 
-  /** True for a workspace-relative path that walk(rules) lists. */
+  /**
+   * True for a workspace-relative path that walk(rules) lists: its type searched, its name not hidden, and neither
+   * it nor any folder above it excluded. Each folder is judged once (most paths share theirs).
+   */
   function listedBy(rules: WalkRules): (rel: string) => boolean {
     const excluded = globs(rules.exclude);
+    const folders = new Map<string, boolean>();
+    const folderListed = (folder: string): boolean => {
+      let listed = folders.get(folder);
+      if (listed === undefined) {
+        const slash = folder.lastIndexOf('/');
+        listed =
+          (slash < 0 || folderListed(folder.slice(0, slash))) &&
+          (rules.showHiddenFiles || folder[slash + 1] !== '.') &&
+          !excluded(folder) &&
+          !excluded(`${folder}/`);
+        folders.set(folder, listed);
+      }
+      return listed;
+    };
     return (rel) => {
-      const name = rel.slice(rel.lastIndexOf('/') + 1);
+      const slash = rel.lastIndexOf('/');
+      const name = rel.slice(slash + 1);
       const ext = path.extname(name).toLowerCase();
       if (ext === '' || !rules.extensions.includes(ext) || (!rules.showHiddenFiles && name.startsWith('.')) || excluded(rel)) return false;
-      for (let i = rel.indexOf('/'), from = 0; i >= 0; from = i + 1, i = rel.indexOf('/', i + 1)) {
-        if (!rules.showHiddenFiles && rel[from] === '.') return false;
-        const folder = rel.slice(0, i);
-        if (excluded(folder) || excluded(`${folder}/`)) return false;
-      }
-      return true;
+      return slash < 0 || folderListed(rel.slice(0, slash));
     };
   }
 
