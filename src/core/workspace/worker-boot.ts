@@ -113,14 +113,14 @@ const slots = globalThis as unknown as Record<symbol, Prestarted | undefined>;
  * Boots the first text worker now, with the limits the index will ask for under the default settings
  * (security.maxFileSize, NOTESAPP_INDEX_MB, cores); given the workspace folder, it lists it first (see prelist.ts).
  * It keeps nothing alive, and goes if it fails or is not taken. Returns it (undefined when one is waiting already
- * or it could not start: the index then starts its own).
+ * or it could not start: the index then starts its own). `wanted`: the shared integer through which it is told
+ * that a request waits for its listing (tests pass one that is set already).
  */
-export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspace?: string): Worker | undefined {
+export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspace?: string, wanted = new Int32Array(new SharedArrayBuffer(4))): Worker | undefined {
   if (slots[SLOT]) return undefined;
   const n = shardCount();
   const limits = workerLimits(shareOf(indexBytes(env), n, 0), DEFAULT_MAX_FILE_SIZE);
   let worker: Worker;
-  const wanted = new Int32Array(new SharedArrayBuffer(4));
   try {
     worker = bootWorker(limits, workspace, wanted);
   } catch {

@@ -456,15 +456,25 @@ describe('workspace index: the early listing', function () {
       assert.ok(prestartTextWorker({}, root), 'the loader would start a worker that lists the workspace');
       // No margin: the folders (made a tick before the worker lists them) are trusted, so its filter is what counts.
       const { index, logged } = open({ excludePatterns, racyMs: 0 });
-      // The request comes before the worker has even started: every folder is read after it, none needs a check.
+      // The request comes as the worker starts: it checks the folders it read before, or the index checks them all.
       assert.deepEqual(await listed(index), await crawl(excludePatterns));
-      assert.match(startLine(logged), /0 of its 8 folders checked by the worker, 0 read again/);
+      assert.match(startLine(logged), /(\d of its 8 folders checked by the worker|8 folders checked), 0 read again/);
       assert.deepEqual(await listed(index), await crawl(excludePatterns));
     });
   }
 
+  it("is checked by none when a request waited before the loader's worker began: it read every folder after", async () => {
+    const requested = new Int32Array(new SharedArrayBuffer(4)).fill(1);
+    assert.ok(prestartTextWorker({}, root, requested));
+    const { index, logged } = open({ racyMs: 0 });
+    assert.deepEqual(await listed(index), await crawl());
+    assert.match(startLine(logged), /0 of its 8 folders checked by the worker, 0 read again/);
+  });
+
   it("is checked on the protocol thread when the loader's worker listed before any request", async () => {
-    assert.ok(prestartTextWorker({}, root));
+    const worker = prestartTextWorker({}, root);
+    assert.ok(worker);
+    await new Promise<void>((resolve) => worker.on('message', (m: { type?: string }) => m.type === 'prelisting' && resolve()));
     await sleep(TICK_MS);
     write('notes/deep/after.md');
     const { index, logged } = open({ racyMs: 0 });
