@@ -321,12 +321,55 @@ describe('ripgrep: runs', function () {
     }
   });
 
-  it('prints each matching line after its path, in files of the searched types up to the size limit', async () => {
-    const out = await runRipgrep({ program: testRipgrep(), root, pattern: fixed('kyoto'), rules, maxFileSize: 1000, maxLines: 100, maxBytes: 1e6 });
-    assert.ok('lines' in out, JSON.stringify(out));
-    const printed = Buffer.from(out.lines).toString('utf8').split('\n').filter(Boolean).sort();
-    assert.deepEqual(printed, ['./a.md\x001:one kyoto', './a.md\x003:three kyoto', './sub/b.txt\x001:kyoto']);
-  });
+  /** Temporary output files of this process left in the temporary folder. */
+  const leftovers = () => fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith(`notesapp-rg-${process.pid}-`));
+
+  for (const output of ['file', 'pipe'] as const) {
+    it(`prints each matching line after its path, in files of the searched types up to the size limit (output to a ${output})`, async () => {
+      const out = await runRipgrep({ program: testRipgrep(), root, pattern: fixed('kyoto'), rules, maxFileSize: 1000, maxLines: 100, maxBytes: 1e6, output });
+      assert.ok('lines' in out, JSON.stringify(out));
+      const printed = Buffer.from(out.lines).toString('utf8').split('\n').filter(Boolean).sort();
+      assert.deepEqual(printed, ['./a.md\x001:one kyoto', './a.md\x003:three kyoto', './sub/b.txt\x001:kyoto']);
+      assert.ok(out.lines.buffer.byteLength === out.lines.byteLength, 'a buffer of its own, to move to a worker');
+      assert.deepEqual(leftovers(), []);
+    });
+
+    it(`stops at too many lines or bytes, and reports a missing program or a failed run as an error (output to a ${output})`, async () => {
+      const program = testRipgrep();
+      assert.deepEqual(await runRipgrep({ program, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 2, maxBytes: 1e6, output }), { overflow: true });
+      assert.deepEqual(await runRipgrep({ program, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 20, output }), { overflow: true });
+      const missing = await runRipgrep({ program: path.join(root, 'no-such-rg'), root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, output });
+      assert.ok('error' in missing && /ENOENT/.test(missing.error), JSON.stringify(missing));
+      const invalid = await runRipgrep({ program, root, pattern: { fixed: false, patterns: ['(unclosed'] }, rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, output });
+      assert.ok('error' in invalid && /exited with 2/.test(invalid.error), JSON.stringify(invalid));
+      assert.deepEqual(leftovers(), []);
+    });
+
+    it(`is stopped when the search is cancelled (output to a ${output})`, async () => {
+      const controller = new AbortController();
+      const run = runRipgrep({ program: testRipgrep(), root: '/', pattern: fixed('a needle nobody wrote anywhere'), rules: { showHiddenFiles: true, extensions: ['.md'], exclude: [] }, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, signal: controller.signal, output });
+      setTimeout(() => controller.abort(), 50);
+      const started = Date.now();
+      assert.deepEqual(await run, { error: 'cancelled' });
+      assert.ok(Date.now() - started < 5000);
+      assert.deepEqual(leftovers(), []);
+    });
+
+    it(`is stopped once its output passes the byte limit, without waiting for the end of the run (output to a ${output})`, async () => {
+      // A "ripgrep" that prints 200 KB of matching lines, then takes a minute to finish.
+      const slow = path.join(root, 'slow-rg');
+      fs.writeFileSync(slow, "#!/bin/sh\nyes './a.md:1:kyoto' | head -c 200000\nexec sleep 60\n", { mode: 0o755 });
+      try {
+        const started = Date.now();
+        const out = await runRipgrep({ program: slow, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 1e9, maxBytes: 64 * 1024, output });
+        assert.deepEqual(out, { overflow: true });
+        assert.ok(Date.now() - started < 20_000, 'stopped, not waited for');
+        assert.deepEqual(leftovers(), []);
+      } finally {
+        fs.rmSync(slow);
+      }
+    });
+  }
 
   it('does not enter folders that **/NAME/** exclude globs prune, and enters all others', async () => {
     const files: Record<string, string> = {
@@ -365,16 +408,6 @@ describe('ripgrep: runs', function () {
     }
   });
 
-  it('stops at too many lines or bytes, and reports a missing program or a failed run as an error', async () => {
-    const program = testRipgrep();
-    assert.deepEqual(await runRipgrep({ program, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 2, maxBytes: 1e6 }), { overflow: true });
-    assert.deepEqual(await runRipgrep({ program, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 20 }), { overflow: true });
-    const missing = await runRipgrep({ program: path.join(root, 'no-such-rg'), root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6 });
-    assert.ok('error' in missing && /ENOENT/.test(missing.error), JSON.stringify(missing));
-    const invalid = await runRipgrep({ program, root, pattern: { fixed: false, patterns: ['(unclosed'] }, rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6 });
-    assert.ok('error' in invalid && /exited with 2/.test(invalid.error), JSON.stringify(invalid));
-  });
-
   it('prints, for a regular expression, only the lines holding its texts in order', async () => {
     fs.writeFileSync(path.join(root, 'order.md'), 'TODO: call about the deadline\ndeadline first, then TODO\nFIXME deadline\nno texts\n');
     try {
@@ -389,12 +422,4 @@ describe('ripgrep: runs', function () {
     }
   });
 
-  it('is stopped when the search is cancelled', async () => {
-    const controller = new AbortController();
-    const run = runRipgrep({ program: testRipgrep(), root: '/', pattern: fixed('a needle nobody wrote anywhere'), rules: { showHiddenFiles: true, extensions: ['.md'], exclude: [] }, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
-    assert.deepEqual(await run, { error: 'cancelled' });
-    assert.ok(Date.now() - started < 5000);
-  });
 });
