@@ -6,6 +6,11 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
 const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+/**
+ * A test step that has reported its results but does not end (a child process, server or timer a test left
+ * running) is stopped this long after, and fails: it would otherwise hold the run until CI gives up on it.
+ */
+const EXIT_GRACE_MS = 60_000;
 
 const steps = [
   { name: 'build', cmd: process.execPath, args: ['esbuild.mjs'] },
@@ -21,15 +26,26 @@ function runStep(step) {
     console.log(`\n=== ${step.name} ===`);
     const child = spawn(step.cmd, step.args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' });
     let out = '';
+    let lingering;
+    let stalled = false;
     child.stdout.on('data', (d) => {
       out += d;
       process.stdout.write(d);
+      if (step.counts && !lingering && /\d+ passing/.test(out.replace(ANSI, ''))) {
+        lingering = setTimeout(() => {
+          stalled = true;
+          console.error(`\n${step.name}: the tests reported their results but the process did not end within ${EXIT_GRACE_MS / 1000} s (something a test started is still running); stopped.`);
+          child.kill();
+        }, EXIT_GRACE_MS);
+      }
     });
     child.stderr.on('data', (d) => {
       out += d;
       process.stderr.write(d);
     });
-    child.on('close', (code) => {
+    child.on('close', (exitCode) => {
+      clearTimeout(lingering);
+      const code = stalled ? 1 : exitCode;
       const plain = out.replace(ANSI, '');
       const num = (re) => Number(plain.match(re)?.[1] ?? 0);
       resolve({
