@@ -253,14 +253,25 @@ export type RipgrepOutput = { lines: Uint8Array } | { overflow: true } | { error
 /**
  * Runs ripgrep over the workspace and collects its output: every line that holds `pattern`, after its file's path
  * (relative, starting with `./`). An error (not installed, a failed run, a file it could not read) or too much
- * output is reported instead: the caller then searches without it.
+ * output is reported instead: the caller then searches without it. A run that fails writing to its temporary file
+ * (a full temporary folder, say) is run once more through a pipe.
  */
-export function runRipgrep(run: RipgrepRun): Promise<RipgrepOutput> {
+export async function runRipgrep(run: RipgrepRun): Promise<RipgrepOutput> {
+  const { out, toFile } = await runOnce(run);
+  if ('error' in out && toFile && !run.signal?.aborted) {
+    const piped = (await runOnce({ ...run, output: 'pipe' })).out;
+    return 'error' in piped ? out : piped;
+  }
+  return out;
+}
+
+/** One run of ripgrep; `toFile`: it wrote to a temporary file (see RipgrepRun.output). */
+async function runOnce(run: RipgrepRun): Promise<{ out: RipgrepOutput; toFile: boolean }> {
   // ripgrep writes each file's lines as it is done with the file: for the benchmark's regex, a thousand small
   // writes. Through a pipe each one woke the protocol thread, and ripgrep could wait for it to read; to a file,
   // that run took 83-87 ms instead of 107-110 ms (medians of 9 runs each, spawned from Node).
   const file = run.output === 'pipe' ? undefined : openOutputFile();
-  return new Promise((resolve) => {
+  const out = await new Promise<RipgrepOutput>((resolve) => {
     let settled = false;
     let child: ReturnType<typeof spawn> | undefined;
     let poll: NodeJS.Timeout | undefined;
@@ -333,4 +344,5 @@ export function runRipgrep(run: RipgrepRun): Promise<RipgrepOutput> {
       finish({ lines: output });
     });
   });
+  return { out, toFile: file !== undefined };
 }

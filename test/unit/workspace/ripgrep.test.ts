@@ -397,6 +397,23 @@ describe('ripgrep: runs', function () {
     }
   });
 
+  it('runs once more through a pipe when writing to its temporary file fails', async () => {
+    // A "ripgrep" that cannot write to a file (as in a full temporary folder) and works through a pipe.
+    const picky = path.join(root, 'picky-rg');
+    fs.writeFileSync(picky, `#!/bin/sh\nif [ -f /dev/stdout ]; then echo 'rg: No space left on device (os error 28)' >&2; exit 2; fi\nexec '${testRipgrep()}' "$@"\n`, { mode: 0o755 });
+    try {
+      const out = await runRipgrep({ program: picky, root, pattern: fixed('kyoto'), rules, maxFileSize: 1000, maxLines: 100, maxBytes: 1e6 });
+      assert.ok('lines' in out, JSON.stringify(out));
+      assert.equal(Buffer.from(out.lines).toString('utf8').split('\n').filter(Boolean).length, 3);
+      // A failure through the pipe as well is the first run's error.
+      const invalid = await runRipgrep({ program: picky, root, pattern: { fixed: false, patterns: ['(unclosed'] }, rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6 });
+      assert.ok('error' in invalid && /No space left/.test(invalid.error), JSON.stringify(invalid));
+      assert.deepEqual(leftovers(), []);
+    } finally {
+      fs.rmSync(picky);
+    }
+  });
+
   it('searches the folder, not its standard input, and takes patterns that look like options', async () => {
     fs.writeFileSync(path.join(root, 'dash.md'), '--version\n');
     try {
