@@ -67,9 +67,9 @@ export function globMatcher(globs: readonly CompiledGlob[]): GlobMatcher {
     for (const t of tests) if (path === t.glob || (path.includes(t.required) && t.re.test(path))) return true;
     return false;
   };
-  // A glob matches a path it equals, or one holding its required run: with one for every glob, these texts are
-  // in every path that matches.
-  if (tests.every((t) => t.required !== '')) matcher.needles = tests.flatMap((t) => [t.glob, t.required]);
+  // A glob matches a path it equals, or one holding its required run, which is part of the glob's own text: with
+  // one for every glob, every path that matches holds one of them.
+  if (tests.every((t) => t.required !== '')) matcher.needles = tests.map((t) => t.required);
   return matcher;
 }
 
