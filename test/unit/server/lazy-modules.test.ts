@@ -58,7 +58,10 @@ describe('lazily loaded packages in the server bundle', () => {
   });
 
   it('is how the bundle carries Ajv, whose validator the server makes on first use', async () => {
-    const validate = new LazySchemaValidator().getValidator<{ n: number }>({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] });
+    const lazy = new LazySchemaValidator();
+    assert.equal((lazy as unknown as { real?: unknown }).real, undefined, 'no Ajv before the first validator is asked for');
+    const validate = lazy.getValidator<{ n: number }>({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] });
+    assert.ok((lazy as unknown as { real?: unknown }).real, 'Ajv made on first use');
     assert.deepEqual(validate({ n: 1 }), { valid: true, data: { n: 1 }, errorMessage: undefined });
     const bad = validate({ n: 'one' });
     assert.equal(bad.valid, false);
