@@ -21,7 +21,7 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
-import { STRUCTURED_PLACEHOLDER, takeStructuredJson } from './structured-json';
+import { STRUCTURED_PLACEHOLDER, takeStructuredJson, TEXT_PLACEHOLDER, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
 
@@ -31,16 +31,18 @@ const RESUME_WRITES = 256;
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 const PLACEHOLDER_JSON = JSON.stringify(STRUCTURED_PLACEHOLDER);
+const TEXT_PLACEHOLDER_JSON = JSON.stringify(TEXT_PLACEHOLDER);
 
 /**
  * The text block of a tool result whose structuredContent is that text's JSON (see structured-json.ts), or
  * undefined. Such a reply is written with the text in place of structuredContent, not serialised twice.
  */
-function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unknown>; json: string } | undefined {
+function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unknown>; json: string; answer?: EncodedAnswer } | undefined {
   const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
   if (!result || result.structuredContent === undefined || !Array.isArray(result.content) || result.content.length !== 1) return undefined;
   const text = (result.content[0] as { text?: unknown }).text;
-  return typeof text === 'string' && takeStructuredJson(text) ? { result, json: text } : undefined;
+  const taken = typeof text === 'string' ? takeStructuredJson(text) : undefined;
+  return taken && { result, json: text as string, answer: taken.answer };
 }
 
 /**
@@ -50,6 +52,7 @@ function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unk
  */
 export function encodeLine(message: JSONRPCMessage): Buffer {
   const structured = structuredJsonOf(message);
+  if (structured?.answer) return encodedLine(message, structured.result, structured.answer);
   let parts: string[];
   if (structured) {
     const json = JSON.stringify({ ...message, result: { ...structured.result, structuredContent: STRUCTURED_PLACEHOLDER } });
@@ -63,6 +66,43 @@ export function encodeLine(message: JSONRPCMessage): Buffer {
   for (const part of parts) bytes += buffer.write(part, bytes, 'utf8');
   buffer[bytes] = 0x0a;
   return buffer.subarray(0, bytes + 1);
+}
+
+/**
+ * The line for a reply whose text was registered with its bytes (markStructuredJson): the rest of the message
+ * serialised (its keys in their order), the answer's bytes put in place of the text block's string and of
+ * structuredContent. The bytes JSON.stringify of the message would give.
+ */
+function encodedLine(message: JSONRPCMessage, result: Record<string, unknown>, answer: EncodedAnswer): Buffer {
+  const shell: Record<string, unknown> = {};
+  for (const key of Object.keys(result)) {
+    // structuredContent is not read: its records are made only when something looks at them (lazyArray).
+    if (key === 'content') shell[key] = [{ type: 'text', text: TEXT_PLACEHOLDER }];
+    else if (key === 'structuredContent') shell[key] = STRUCTURED_PLACEHOLDER;
+    else shell[key] = result[key];
+  }
+  const json = JSON.stringify({ ...message, result: shell });
+  const t = json.indexOf(TEXT_PLACEHOLDER_JSON);
+  const s = json.indexOf(PLACEHOLDER_JSON, t + TEXT_PLACEHOLDER_JSON.length);
+  const head = `${json.slice(0, t)}"`;
+  const middle = `"${json.slice(t + TEXT_PLACEHOLDER_JSON.length, s)}`;
+  const tail = `${json.slice(s + PLACEHOLDER_JSON.length)}\n`;
+  let bytes = Buffer.byteLength(head) + Buffer.byteLength(middle) + Buffer.byteLength(tail);
+  for (const piece of answer.text) bytes += piece.length;
+  for (const piece of answer.json) bytes += piece.length;
+  const line = Buffer.allocUnsafe(bytes);
+  let at = line.write(head, 0);
+  for (const piece of answer.text) {
+    line.set(piece, at);
+    at += piece.length;
+  }
+  at += line.write(middle, at);
+  for (const piece of answer.json) {
+    line.set(piece, at);
+    at += piece.length;
+  }
+  line.write(tail, at);
+  return line;
 }
 
 export interface HardenedTransportOptions {

@@ -3,7 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isNotesError } from '../../src/core/errors';
-import { markStructuredJson } from '../structured-json';
+import { markStructuredJson, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
 
 /** `integrations.mcp.tools` keys. Note and workspace tools belong to fileOperations. */
@@ -21,9 +21,11 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>;
   /**
    * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content); `json` is the
-   * structured result's JSON when the tool has made it already.
+   * structured result's JSON when the tool has made it already. With `answer`, the bytes of
+   * that JSON (see EncodedAnswer): the reply is written from them, and the SDK does not check `structured` against
+   * the output schema (see server.ts; the tests hold such answers to it).
    */
-  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string }>;
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string; answer?: EncodedAnswer }>;
 }
 
 export function errorResult(message: string): CallToolResult {
@@ -43,11 +45,11 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
     // The SDK's callback type is generic over the shape; the arguments it passes were validated against spec.input.
     (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
-        const { structured, text, json } = await spec.run(args, extra);
+        const { structured, text, json, answer } = await spec.run(args, extra);
         // Compact: the text block repeats structuredContent, and indentation would double large results.
         const block = text ?? json ?? JSON.stringify(structured);
         // The transport writes this text as the structuredContent too, instead of serialising the records again.
-        if (text === undefined) markStructuredJson(block);
+        if (text === undefined) markStructuredJson(block, answer);
         return { content: [{ type: 'text', text: block }], structuredContent: structured };
       } catch (err) {
         if (isNotesError(err)) return errorResult(err.message);

@@ -1,68 +1,54 @@
 // Search tool: search_files.
 import { z } from 'zod';
-import type { SearchResultItem } from '../../src/core/workspace/search';
+import { decodeMatches, matchBytes, type SearchResultItem } from '../../src/core/workspace/encoded-matches';
+import type { SearchOutcome } from '../../src/core/workspace/search';
 import { DEFAULT_LIMITS } from '../limits';
+import { lazyArray, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
 /** Room for the rest of a reply besides its results and request id: the JSON-RPC envelope, the content wrapper, count, truncated. */
 const REPLY_ROOM = 64 * 1024;
 
-/** Characters of a result's JSON besides its three strings and its line number: keys, quotes, braces. */
-const RESULT_FRAME = JSON.stringify({ file: '', line: 0, content: '', match: '' }).length - 1;
-/** Quotes in a result's JSON besides those its strings hold: four keys and three string values. */
-const RESULT_QUOTES = 14;
-
-/** Bytes of `text` in UTF-8, and of `text` again as a JSON string (its quotes and backslashes escaped). */
-function bytesTwice(text: string): number {
-  return Buffer.byteLength(text) + Buffer.byteLength(JSON.stringify(text));
-}
+const OPEN_JSON = Buffer.from('{"results":[');
+const OPEN_TEXT = Buffer.from(JSON.stringify(OPEN_JSON.toString()).slice(1, -1));
 
 /**
- * At least the bytes of a reply carrying `text` (the JSON of { results, count, truncated }) twice: as
- * structuredContent, and escaped inside the text block. Escaping adds one byte per quote and backslash: the
- * results' own quotes, and two for each escape sequence the JSON already holds, which is found from how much
- * longer the JSON is than its results' characters and frames.
+ * The answer { results, count, truncated }: its JSON text, its bytes (see EncodedAnswer) and the structured result,
+ * whose records are decoded from the text only if something looks at them. The first results of `found` that fit
+ * in one reply of `maxBytes`, which carries each twice, as JSON in structuredContent and escaped inside the text
+ * block. The bytes of every result are known, so the cut is exact: an answer is cut only when it must be, at the
+ * last result that fits.
  */
-function replyBytesAtMost(results: readonly SearchResultItem[], text: string): number {
-  let frames = JSON.stringify({ results: [], count: results.length, truncated: true }).length + Math.max(0, results.length - 1);
-  for (const r of results) frames += RESULT_FRAME + r.file.length + r.content.length + r.match.length + String(r.line).length;
-  const expansion = Math.max(0, text.length - frames);
-  const bytes = Buffer.byteLength(text);
-  // And the two quotes around the text block's string.
-  return 2 * bytes + RESULT_QUOTES * results.length + 6 + 2 * expansion + 2;
-}
-
-/**
- * The structured answer and its text, cut to the results that fit in one reply of `maxBytes`: a reply carries
- * every result twice, as JSON in structuredContent and again inside the text block, escaped. Answers far below
- * the limit are not measured; large ones get a bound that costs one pass over their bytes, and only answers over
- * that bound are measured result by result and cut.
- */
-export function fitAnswer(results: SearchResultItem[], truncated: boolean, maxBytes: number): { structured: { results: SearchResultItem[]; count: number; truncated: boolean }; json: string } {
+export function fitAnswer(found: SearchOutcome['answer'], truncated: boolean, maxBytes: number): { structured: { results: SearchResultItem[]; count: number; truncated: boolean }; json: string; answer: EncodedAnswer } {
   const budget = maxBytes - REPLY_ROOM;
-  let structured = { results, count: results.length, truncated };
-  let text: string;
-  // A search that stopped at maxChars (truncated, and more characters than half the limit) is cut without first
-  // serialising all of it.
-  let chars = 0;
-  if (truncated) for (const r of results) chars += r.file.length + r.content.length + r.match.length;
-  if (chars * 2 <= maxBytes) {
-    text = JSON.stringify(structured);
-    // A UTF-16 unit is at most 3 bytes in UTF-8, and escaping adds at most one byte per unit.
-    if (text.length * 7 <= budget || replyBytesAtMost(results, text) <= budget) return { structured, json: text };
+  const { matches } = found;
+  const size = (k: number) => {
+    const bytes = matchBytes(matches, k);
+    return bytes.json + bytes.text;
+  };
+  let count = found.count;
+  if (size(count) > budget) {
+    let fits = 0;
+    let over = count;
+    while (over - fits > 1) {
+      const mid = (fits + over) >>> 1;
+      if (size(mid) <= budget) fits = mid;
+      else over = mid;
+    }
+    count = fits;
+    truncated = true;
   }
-  let used = 0;
-  let fit = 0;
-  for (; fit < results.length; fit++) {
-    // The result's JSON, then that JSON escaped in the text: the two quotes bytesTwice counts around it stand for
-    // the comma after it in each copy.
-    used += bytesTwice(JSON.stringify(results[fit]));
-    if (used > budget) break;
-  }
-  // The bound can be over the budget while every result fits (it counts each escape sequence as two bytes).
-  if (fit < results.length) structured = { results: results.slice(0, fit), count: fit, truncated: true };
-  return { structured, json: JSON.stringify(structured) };
+  const { json, text, chars } = matchBytes(matches, count);
+  const close = `],"count":${count},"truncated":${truncated}}`;
+  return {
+    structured: { results: lazyArray(() => decodeMatches(matches, count)), count, truncated },
+    json: `{"results":[${matches.chars.slice(0, chars)}${close}`,
+    answer: {
+      json: [OPEN_JSON, matches.json.subarray(0, json), Buffer.from(close)],
+      text: [OPEN_TEXT, matches.text.subarray(0, text), Buffer.from(JSON.stringify(close).slice(1, -1))],
+    },
+  };
 }
 
 export function registerSearchTools(ctx: NotesContext): void {
@@ -106,7 +92,7 @@ export function registerSearchTools(ctx: NotesContext): void {
       });
       // Compact JSON text: indentation would make large result lists a third bigger on the pipe. The reply also
       // echoes the request id, which the client chose.
-      return fitAnswer(outcome.results, outcome.truncated, maxBytes - Buffer.byteLength(JSON.stringify(extra.requestId ?? null)));
+      return fitAnswer(outcome.answer, outcome.truncated, maxBytes - Buffer.byteLength(JSON.stringify(extra.requestId ?? null)));
     },
   });
 }

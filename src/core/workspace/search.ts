@@ -2,7 +2,7 @@
 import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { compileGlobs } from './listing';
-import type { LineMatch } from './match';
+import { decodeMatches, matchCount, type EncodedMatches, type SearchResultItem } from './encoded-matches';
 import { requiredTexts, ripgrepPattern, runRipgrep, sieveExpression } from './ripgrep';
 import { TextWorker, type CompiledQuery, type WalkRules } from './text-worker';
 
@@ -25,18 +25,13 @@ export interface SearchQuery {
   signal?: AbortSignal;
 }
 
-export interface SearchResultItem {
-  file: string;
-  /** 1-based line number. */
-  line: number;
-  /** The matching line (long lines are clipped around the match). */
-  content: string;
-  /** The text the query matched. */
-  match: string;
-}
+export type { SearchResultItem };
 
 export interface SearchOutcome {
-  results: SearchResultItem[];
+  /** The first `count` of `matches` are the answer: each result's JSON, as the reply carries it (see encoded-matches.ts). */
+  answer: { matches: EncodedMatches; count: number };
+  /** The same results as objects, decoded from `answer` when first asked for (nothing on the way to a reply asks). */
+  readonly results: SearchResultItem[];
   /** True when more matches existed than maxResults, or the search stopped at maxChars. */
   truncated: boolean;
   filesSearched: number;
@@ -120,21 +115,20 @@ function compileNew(q: SearchQuery): CompiledQuery {
   throw new NotesError('INTERNAL', 'unreachable');
 }
 
-/** Turns the worker's matches on `files` into at most `maxResults` results, in file and line order. */
-function collectResults(files: readonly string[], found: ReadonlyArray<[number, LineMatch[]]>, maxResults: number, searched: number, cut = false): SearchOutcome {
-  const results: SearchResultItem[] = [];
-  let truncated = cut;
-  outer: for (const [k, lines] of found) {
-    const file = files[k];
-    for (const [line, content, match] of lines) {
-      if (results.length >= maxResults) {
-        truncated = true;
-        break outer;
-      }
-      results.push({ file, line, content, match });
-    }
-  }
-  return { results, truncated, filesSearched: searched };
+/** The worker's matches as at most `maxResults` results, in file and line order. */
+export function collectResults(matches: EncodedMatches, maxResults: number, searched: number, cut = false): SearchOutcome {
+  const found = matchCount(matches);
+  const count = Math.min(found, maxResults);
+  let results: SearchResultItem[] | undefined;
+  return {
+    answer: { matches, count },
+    get results() {
+      results ??= decodeMatches(matches, count);
+      return results;
+    },
+    truncated: cut || found > maxResults,
+    filesSearched: searched,
+  };
 }
 
 /**
@@ -143,15 +137,15 @@ function collectResults(files: readonly string[], found: ReadonlyArray<[number, 
  */
 export async function searchWith(worker: TextWorker, files: readonly string[], q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
   const compiled = compileQuery(q);
-  const { found, searched, cut } = await worker.search(files, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
-  return collectResults(files, found, q.maxResults, searched, cut);
+  const { matches, searched, cut } = await worker.search(files, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(matches, q.maxResults, searched, cut);
 }
 
 /** Lists the workspace by `rules` and searches it, in the worker, without any listing kept elsewhere. */
 export async function walkWith(worker: TextWorker, rules: WalkRules, q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
   const compiled = compileQuery(q);
-  const { files, found, searched, cut } = await worker.walkSearch(rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
-  return collectResults(files, found, q.maxResults, searched, cut);
+  const { matches, searched, cut } = await worker.walkSearch(rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(matches, q.maxResults, searched, cut);
 }
 
 /** Most bytes of ripgrep output taken: more, and reading the files in order (stopping at the result limit) is cheaper. */
@@ -200,8 +194,8 @@ export class RipgrepUse {
 /** Searches the lines ripgrep printed (see RipgrepUse.lines) in `worker`'s first thread. */
 export async function linesWith(worker: TextWorker, lines: Uint8Array, rules: WalkRules, q: SearchQuery, regexBudgetMs: number): Promise<SearchOutcome> {
   const compiled = compileQuery(q);
-  const { files, found, searched, cut } = await worker.linesSearch(lines, rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
-  return collectResults(files, found, q.maxResults, searched, cut);
+  const { matches, searched, cut } = await worker.linesSearch(lines, rules, compiled, q.maxResults + 1, q.regex ? regexBudgetMs : undefined, q.signal);
+  return collectResults(matches, q.maxResults, searched, cut);
 }
 
 /**

@@ -5,6 +5,7 @@ import type pathModule from 'node:path';
 import type threadsModule from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
+import { encodeMatches, mergeMatches, postedMatches, receivedMatches, type EncodedMatches, type PostedMatches } from './encoded-matches';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
@@ -42,8 +43,8 @@ export interface CompiledQuery {
 }
 
 export interface WorkerSearch {
-  /** [index into the searched list, that file's matches], in list order. */
-  found: Array<[number, LineMatch[]]>;
+  /** The matching lines as the answer's bytes (see encoded-matches.ts); their files index into the searched list. */
+  matches: EncodedMatches;
   /** Files whose text was searched (readable and not over maxFileSize). */
   searched: number;
   /** True when the search stopped at the query's maxChars (more matches may exist). */
@@ -60,7 +61,7 @@ export interface WalkRules {
 }
 
 export interface WalkSearch extends WorkerSearch {
-  /** The files searched, sorted (for a walk, those it found): `found` indexes into it. */
+  /** The files searched, sorted (for a walk, those it found): `matches` index into it. */
   files: readonly string[];
 }
 
@@ -80,7 +81,7 @@ type ToWorker =
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number; full: boolean }
-  | { type: 'found'; id: number; found: Array<[number, LineMatch[]]>; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
+  | { type: 'found'; id: number; matches: PostedMatches; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] }
   | PrelistingMessage
   | PrelistCheckMessage;
@@ -98,6 +99,8 @@ type FromWorker =
  */
 function textWorkerMain(
   match: typeof matchLines,
+  encode: typeof encodeMatches,
+  post: typeof postedMatches,
   globs: typeof globMatcher,
   fs: typeof fsModule,
   path: typeof pathModule,
@@ -221,7 +224,7 @@ function textWorkerMain(
   function search(job: Extract<ToWorker, { type: 'search' }>): void {
     if (job.list) list = { id: job.listId, files: job.list };
     if (list.id !== job.listId) {
-      const refused: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: false, missingList: true };
+      const refused: FromWorker = { type: 'found', id: job.id, matches: post(encode([], [])).posted, searched: 0, cancelled: false, missingList: true };
       return port.postMessage(refused);
     }
     searchFiles(job, list.files);
@@ -264,13 +267,13 @@ function textWorkerMain(
     const progress = new Int32Array(job.shared);
     const files = walk(job.rules, progress);
     if (!files) {
-      const stopped: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: true };
+      const stopped: FromWorker = { type: 'found', id: job.id, matches: post(encode([], [])).posted, searched: 0, cancelled: true };
       return port.postMessage(stopped);
     }
     const walked: FromWorker = { type: 'walked', id: job.id, files };
     port.postMessage(walked);
     if (job.query) return searchFiles({ ...job, query: job.query }, files);
-    const listed: FromWorker = { type: 'found', id: job.id, found: [], searched: 0, cancelled: false };
+    const listed: FromWorker = { type: 'found', id: job.id, matches: post(encode([], [])).posted, searched: 0, cancelled: false };
     port.postMessage(listed);
   }
 
@@ -325,8 +328,10 @@ function textWorkerMain(
       }
       Atomics.add(progress, 1, 1);
     }
-    const reply: FromWorker = { type: 'found', id: job.id, found: cancelled ? [] : found, searched, cancelled, cut };
-    port.postMessage(reply);
+    // The answer's bytes are made here, on this thread, and moved (not copied) to the protocol thread.
+    const { posted, move } = post(encode(files, cancelled ? [] : found));
+    const reply: FromWorker = { type: 'found', id: job.id, matches: posted, searched, cancelled, cut };
+    port.postMessage(reply, move);
   }
 
   /**
@@ -443,7 +448,7 @@ let programSource: string | undefined;
 function workerSource(): string {
   // Some TypeScript runners wrap inner functions in __name(...) to keep their names.
   programSource ??= `const __name = (fn) => fn;
-(${textWorkerMain.toString()})((${matchLines.toString()}), (${globMatcher.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
+(${textWorkerMain.toString()})((${matchLines.toString()}), (${encodeMatches.toString()}), (${postedMatches.toString()}), (${globMatcher.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
   return programSource;
 }
 
@@ -716,7 +721,7 @@ class TextShard {
       if (!p) return;
       if (message.cancelled) p.reject(cancelled());
       else if (message.missingList || !p.files) p.reject(new NotesError('INTERNAL', 'The search reached a worker thread that did not have its list of files.'));
-      else p.resolve({ found: message.found, searched: message.searched, files: p.files, cut: message.cut === true });
+      else p.resolve({ matches: receivedMatches(message.matches), searched: message.searched, files: p.files, cut: message.cut === true });
       return;
     }
     this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };
@@ -876,19 +881,17 @@ export class TextWorker {
       );
       const failures = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as Error);
       if (failures.length) throw failures.find((err) => err.message !== cancelled().message) ?? failures[0];
-      const found: Array<[number, LineMatch[]]> = [];
       let searched = 0;
       // A worker that stopped at maxChars holds, before its last match, more than any answer can carry: so does
       // the merged list, which is therefore cut (by the caller) before it reaches matches that worker did not look for.
       let cut = false;
-      settled.forEach((r, i) => {
+      settled.forEach((r) => {
         if (r.status !== 'fulfilled') return;
         searched += r.value.searched;
         cut ||= r.value.cut === true;
-        for (const [k, lines] of r.value.found) found.push([parts[i].index[k], lines]);
       });
-      if (this.shards.length > 1) found.sort((a, b) => a[0] - b[0]);
-      return { found, searched, cut };
+      const matches = mergeMatches(settled.map((r, i) => ({ matches: (r as PromiseFulfilledResult<WorkerSearch>).value.matches, index: parts[i].index })));
+      return { matches, searched, cut };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }

@@ -1,9 +1,12 @@
 // The transport's encoding of a reply: byte for byte JSON.stringify of the message and a newline, whether or not a
 // tool result's text block stands in for its structuredContent (written once instead of serialised again).
 import * as assert from 'node:assert/strict';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import { markStructuredJson, STRUCTURED_PLACEHOLDER } from '../../../server/structured-json';
+import { z } from 'zod';
+import { skipCheckOfEncodedAnswers } from '../../../server/server';
+import { lazyArray, markStructuredJson, STRUCTURED_PLACEHOLDER } from '../../../server/structured-json';
 import { encodeLine } from '../../../server/transport';
 
 const plain = (message: unknown) => Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
@@ -41,5 +44,34 @@ describe('transport: encoding a reply', () => {
     assert.deepEqual(encodeLine(unregistered), plain(unregistered));
     const notification = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'é 😀 \ud800' } } as JSONRPCMessage;
     assert.deepEqual(encodeLine(notification), plain(notification));
+  });
+});
+
+describe('the SDK check of tool results', () => {
+  type Check = (tool: unknown, result: unknown, name: string) => Promise<void>;
+  // As createNotesServer sets it up.
+  const server = new McpServer({ name: 'test', version: '1' });
+  skipCheckOfEncodedAnswers(server);
+  const check = (server as unknown as { validateToolOutput: Check }).validateToolOutput.bind(server);
+  const tool = { outputSchema: z.object({ results: z.array(z.object({ file: z.string() })) }) };
+
+  after(async () => server.close());
+
+  it('is skipped for an answer written from its bytes, whose records are not made for it', async () => {
+    const text = '{"results":[{"file":"a.md"}]}';
+    markStructuredJson(text, { json: [Buffer.from(text)], text: [Buffer.from(JSON.stringify(text).slice(1, -1))] });
+    let made = false;
+    const results = lazyArray(() => {
+      made = true;
+      return [{ file: 'a.md' }];
+    });
+    await check(tool, { content: [{ type: 'text', text }], structuredContent: { results } }, 'search_files');
+    assert.equal(made, false, 'the records were made to be checked');
+  });
+
+  it('still checks every other result', async () => {
+    const text = '{"results":[{"file":1}]}';
+    markStructuredJson(text);
+    await assert.rejects(check(tool, { content: [{ type: 'text', text }], structuredContent: { results: [{ file: 1 }] } }, 'x'), /Output validation error/);
   });
 });

@@ -1,13 +1,12 @@
 // search_files answers cut to the payload limit: the reply as the transport writes it (the result as structured
-// content and again, escaped, in the text block) never exceeds the limit, and an answer is cut only when it must be.
+// content and again, escaped, in the text block) never exceeds the limit, is byte for byte what JSON.stringify of
+// the reply gives, and is cut only when it must be.
 import * as assert from 'node:assert/strict';
-import type { SearchResultItem } from '../../../src/core/workspace/search';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { encodeMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
+import { markStructuredJson } from '../../../server/structured-json';
 import { fitAnswer } from '../../../server/tools/search';
-
-/** The bytes of the line the transport writes for this answer (the request id aside). */
-function replyBytes(structured: object, text: string): number {
-  return Buffer.byteLength(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }], structuredContent: structured } })}\n`);
-}
+import { encodeLine } from '../../../server/transport';
 
 /** Deterministic pseudo-random numbers. */
 function random(seed: number): () => number {
@@ -18,7 +17,7 @@ function random(seed: number): () => number {
   };
 }
 
-const PIECES = ['plain words ', '"quoted" ', 'back\\slash ', 'tab\there ', 'ctrl\u0001 ', 'café ', '日本語のメモ ', '😀 emoji ', 'lone \ud800 surrogate ', 'x'];
+const PIECES = ['plain words ', '"quoted" ', 'back\\slash ', 'tab\there ', 'ctrl\u0001 ', 'café ', '日本語のメモ ', '😀 emoji ', 'lone \ud800 surrogate ', ',{"file":"x"} ', 'x'];
 
 function results(count: number, seed: number, pieces = PIECES): SearchResultItem[] {
   const next = random(seed);
@@ -30,53 +29,75 @@ function results(count: number, seed: number, pieces = PIECES): SearchResultItem
   });
 }
 
+/** The results as a worker encodes them: files of one to three results each. */
+function encoded(all: SearchResultItem[]) {
+  const paths: string[] = [];
+  const found: Array<[number, Array<[number, string, string]>]> = [];
+  for (let i = 0; i < all.length; ) {
+    const n = Math.min(1 + (i % 3), all.length - i);
+    paths.push(all[i].file);
+    found.push([paths.length - 1, all.slice(i, i + n).map((r) => [r.line, r.content, r.match])]);
+    // Within one file every result has that file's path.
+    for (let k = i; k < i + n; k++) all[k].file = all[i].file;
+    i += n;
+  }
+  return { matches: encodeMatches(paths, found), count: all.length };
+}
+
+/** The line the transport writes for the answer (registered as the tool registers it), and the plain reply. */
+function reply(fit: ReturnType<typeof fitAnswer>, id = 1): { line: Buffer; plain: Buffer } {
+  markStructuredJson(fit.json, fit.answer);
+  const message = { result: { content: [{ type: 'text', text: fit.json }], structuredContent: fit.structured }, jsonrpc: '2.0', id } as JSONRPCMessage;
+  const line = encodeLine(message);
+  return { line, plain: Buffer.from(`${JSON.stringify(message)}\n`) };
+}
+
 describe('search answers cut to the payload limit', () => {
   const limit = 256 * 1024;
+  // The results get the limit less 64 KiB (the rest of a reply, the request id); the envelope of this test's
+  // replies takes under 1 KiB of that.
+  const budget = limit - 64 * 1024;
 
-  it('never writes a reply over the limit, whatever the results hold', () => {
-    // The results get the limit less 64 KiB (the rest of a reply, the request id); the envelope of this test's
-    // replies takes under 1 KiB of that.
-    const budget = limit - 64 * 1024 + 1024;
+  it('writes, for any results, exactly the bytes JSON.stringify of the reply gives, within the limit, cut only when it must be', () => {
     for (let seed = 1; seed <= 8; seed++) {
       // Half the seeds with plain text only (nothing to escape), half with everything that JSON escapes or encodes
-      // in several bytes.
+      // in several bytes, and text that looks like the boundary between two results.
       const pieces = seed % 2 ? PIECES : ['plain words ', 'x'];
-      // Counts around the one where the answer reaches the limit, where a loose bound would let too much through.
-      const boundary = fitAnswer(results(4000, seed, pieces), false, limit).structured.count;
-      const counts = [10, 4000];
-      for (let count = boundary - 60; count <= boundary + 60; count += 3) counts.push(count);
+      const boundary = fitAnswer(encoded(results(4000, seed, pieces)), false, limit).structured.count;
+      assert.ok(boundary > 50 && boundary < 4000, `seed ${seed}: the limit is reached at ${boundary} results`);
+      const counts = [0, 1, 10, 4000];
+      for (let count = boundary - 30; count <= boundary + 30; count += 3) counts.push(count);
       for (const count of counts) {
         const all = results(count, seed, pieces);
-        const { structured, json: text } = fitAnswer(all, false, limit);
-        assert.ok(replyBytes(structured, text) <= budget, `seed ${seed}, ${count} results: ${replyBytes(structured, text)} bytes`);
-        assert.deepEqual(JSON.parse(text), structured);
-        assert.equal(structured.count, structured.results.length);
-        // A prefix of the results, in order; cut only when the whole answer would not fit.
-        assert.deepEqual(structured.results, all.slice(0, structured.count));
-        const whole = { results: all, count: all.length, truncated: false };
-        // truncated says whether results were dropped (the search itself was not cut here).
-        assert.equal(structured.truncated, structured.count < all.length, `seed ${seed}, ${count} results`);
-        if (replyBytes(whole, JSON.stringify(whole)) <= limit - 64 * 1024) assert.equal(structured.count, all.length, `seed ${seed}: cut though it fitted`);
+        const fit = fitAnswer(encoded(all), false, limit);
+        const { line, plain } = reply(fit);
+        assert.deepEqual(line, plain, `seed ${seed}, ${count} results: the bytes written`);
+        assert.ok(line.length <= budget + 1024, `seed ${seed}, ${count} results: ${line.length} bytes`);
+        const written = JSON.parse(line.toString()).result;
+        const kept = fit.structured.count;
+        assert.deepEqual(written.structuredContent, { results: all.slice(0, kept), count: kept, truncated: kept < all.length });
+        assert.equal(written.content[0].text, JSON.stringify(written.structuredContent));
+        // Cut only when the whole answer would not fit, and then at the last result that fits.
+        if (kept < all.length) {
+          const more = fitAnswer(encoded(all.slice(0, kept + 1)), false, Number.MAX_SAFE_INTEGER);
+          assert.ok(reply(more).line.length > budget, `seed ${seed}: ${kept} results kept, one more would have fitted`);
+        }
       }
     }
   });
 
-  it('keeps an answer whole up to near the limit, and cuts a larger one close to it', () => {
-    // Plain ASCII lines, as most notes hold: the cheap bound is close to the truth.
-    const plain = results(2000, 7, ['plain words and more words ', 'x']);
-    const whole = fitAnswer(plain, false, limit);
-    const size = replyBytes(whole.structured, whole.json);
-    if (whole.structured.count === plain.length) assert.ok(size <= limit);
-    else assert.ok(size > limit * 0.6, `cut to ${size} bytes`);
-    const many = results(20_000, 7, ['plain words and more words ', 'x']);
-    const cut = fitAnswer(many, false, limit);
-    assert.equal(cut.structured.truncated, true);
-    assert.ok(replyBytes(cut.structured, cut.json) > (limit - 64 * 1024) * 0.9, `cut to ${replyBytes(cut.structured, cut.json)} bytes`);
-  });
-
   it('keeps truncated when the search itself was cut, even when everything found fits', () => {
-    const few = results(5, 3);
+    const few = encoded(results(5, 3));
     assert.equal(fitAnswer(few, true, limit).structured.truncated, true);
     assert.equal(fitAnswer(few, false, limit).structured.truncated, false);
+  });
+
+  it('gives the structured results as objects when something reads them', () => {
+    const all = results(40, 5);
+    const fit = fitAnswer(encoded(all), false, limit);
+    assert.ok(Array.isArray(fit.structured.results));
+    assert.equal(fit.structured.results.length, 40);
+    assert.deepEqual([...fit.structured.results], all);
+    assert.deepEqual(JSON.parse(JSON.stringify(fit.structured)), JSON.parse(fit.json));
   });
 });

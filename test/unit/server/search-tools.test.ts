@@ -3,8 +3,10 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import Ajv from 'ajv';
 import { RawServer } from '../hardening/raw-server';
-import { callError, callOk, startServer, type Harness } from './harness';
+import { callError, callOk, startServer, textOf, type Harness } from './harness';
 
 interface Item {
   file: string;
@@ -220,6 +222,48 @@ describe('MCP search_files with configured defaults', () => {
     } finally {
       server.child.kill();
       await server.exited;
+    }
+  });
+
+  it('answers, whatever the lines hold, JSON that satisfies the advertised output schema, repeated in the text block', async () => {
+    const h = await startServer();
+    try {
+      // Lines with everything JSON escapes or encodes in several bytes, text that looks like the boundary between two
+      // results, and a line long enough to be clipped (with an ellipsis); in two files.
+      const tricky = [
+        'needle "quoted" and back\\slash',
+        'needle\ttab, ctrl \u0001 and a \u2028 line separator',
+        'needle café 日本語 😀',
+        'needle ,{"file":"x.md","line":1} looks like a result',
+        `${'long '.repeat(200)}needle${' tail'.repeat(200)}`,
+        'needle at the end ,{',
+      ];
+      fs.mkdirSync(path.join(h.workspace, 'tricky'), { recursive: true });
+      fs.writeFileSync(path.join(h.workspace, 'tricky', 'a "b".md'), `${tricky.join('\n')}\n`);
+      fs.writeFileSync(path.join(h.workspace, 'tricky', 'c.md'), `plain\n${tricky[3]}\n`);
+      const { tools } = await h.client.listTools();
+      const schema = tools.find((t) => t.name === 'search_files')?.outputSchema;
+      assert.ok(schema, 'search_files advertises an output schema');
+      const validate = new Ajv({ strict: false }).compile(schema);
+      let result: CallToolResult | undefined;
+      // The listing may not hold the new files yet at first: asked again until it does.
+      for (let i = 0; i < 50 && (result?.structuredContent as Outcome | undefined)?.results.filter((r) => r.file.startsWith('tricky/')).length !== 7; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        result = (await h.client.callTool({ name: 'search_files', arguments: { query: 'needle', case_sensitive: true } })) as CallToolResult;
+      }
+      const structured = result?.structuredContent as unknown as Outcome;
+      assert.ok(validate(structured), JSON.stringify(validate.errors));
+      assert.equal(textOf(result as CallToolResult), JSON.stringify(structured));
+      const mine = structured.results.filter((r) => r.file.startsWith('tricky/'));
+      assert.deepEqual(
+        mine.map((r) => [r.file, r.line, r.match]),
+        [...tricky.map((_, i) => ['tricky/a "b".md', i + 1, 'needle']), ['tricky/c.md', 2, 'needle']],
+      );
+      assert.deepEqual(mine.slice(0, 4).map((r) => r.content), tricky.slice(0, 4));
+      assert.match(mine[4].content, /^….*needle.*…$/);
+      assert.equal(mine[5].content, tricky[5]);
+    } finally {
+      await h.close();
     }
   });
 

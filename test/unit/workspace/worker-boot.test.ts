@@ -1,5 +1,6 @@
 // The text worker the loader boots before the server's code is loaded: taken over by the first text worker whose
 // limits match, stopped otherwise, never used once it has died.
+import { decodeMatches, matchCount } from '../../../src/core/workspace/encoded-matches';
 import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
 import fs from 'node:fs';
@@ -28,8 +29,12 @@ describe('the prestarted text worker', function () {
     return w;
   };
   const find = async (w: TextWorker) => {
-    const { found } = await w.search(['a.md', 'b.md'], compileQuery({ query: 'needle', regex: false, caseSensitive: true, wholeWord: false, maxResults: 10 }), 10, undefined);
-    return found.map(([i, lines]) => [i, lines.map((l) => l[0])]);
+    const { matches } = await w.search(['a.md', 'b.md'], compileQuery({ query: 'needle', regex: false, caseSensitive: true, wholeWord: false, maxResults: 10 }), 10, undefined);
+    // [index of the file, its matching line numbers]
+    const results = decodeMatches(matches, matchCount(matches));
+    const byFile: Array<[number, number[]]> = [];
+    for (let f = 0, r = 0; f < matches.files.length; r += matches.files[f + 1], f += 2) byFile.push([matches.files[f], results.slice(r, r + matches.files[f + 1]).map((x) => x.line)]);
+    return byFile;
   };
 
   before(() => {
