@@ -19,15 +19,16 @@ export interface EncodedAnswer {
  * They are found by identity first (the SDK checks a result before sending it, and passes on copies of its
  * objects, but the same strings).
  */
-const texts: Array<{ text: string; answer?: EncodedAnswer }> = [];
+const texts: Array<{ text: string; answer?: EncodedAnswer; unchecked?: boolean }> = [];
 const KEEP = 4;
 
 /**
  * Records that `text` is exactly JSON.stringify of the structuredContent of the result it is the text block of;
- * with `answer`, that these are its bytes.
+ * with `answer`, that these are its bytes. `unchecked` (implied by `answer`): the SDK does not check that result
+ * against the tool's output schema (see server.ts).
  */
-export function markStructuredJson(text: string, answer?: EncodedAnswer): void {
-  texts.push({ text, answer });
+export function markStructuredJson(text: string, how: { answer?: EncodedAnswer; unchecked?: boolean } = {}): void {
+  texts.push({ text, answer: how.answer, unchecked: how.unchecked === true || how.answer !== undefined });
   if (texts.length > KEEP) texts.shift();
 }
 
@@ -42,11 +43,12 @@ export function takeStructuredJson(text: string): { answer?: EncodedAnswer } | u
   return at < 0 ? undefined : texts.splice(at, 1)[0];
 }
 
-/** True when `result`'s text block was registered with the bytes of its answer (not taken). */
-export function hasEncodedAnswer(result: unknown): boolean {
+/** True when `result`'s text block was registered as not to be checked by the SDK (not taken). */
+export function skipsOutputCheck(result: unknown): boolean {
   const content = (result as { content?: unknown } | null)?.content;
   const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown }).text : undefined;
-  return typeof text === 'string' && registered(text) >= 0 && texts[registered(text)].answer !== undefined;
+  const at = typeof text === 'string' ? registered(text) : -1;
+  return at >= 0 && texts[at].unchecked === true;
 }
 
 /**

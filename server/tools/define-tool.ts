@@ -20,6 +20,11 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
   output: O;
   annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>;
   /**
+   * The SDK does not check this tool's results against the output schema (see server.ts): for a result that can be
+   * large, made by this server's code from values of fixed types, which the tests hold to the schema.
+   */
+  unchecked?: boolean;
+  /**
    * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content); `json` is the
    * structured result's JSON when the tool has made it already. With `answer`, the bytes of
    * that JSON (see EncodedAnswer): the reply is written from them, and the SDK does not check `structured` against
@@ -49,7 +54,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
         // Compact: the text block repeats structuredContent, and indentation would double large results.
         const block = text ?? json ?? JSON.stringify(structured);
         // The transport writes this text as the structuredContent too, instead of serialising the records again.
-        if (text === undefined) markStructuredJson(block, answer);
+        if (text === undefined) markStructuredJson(block, { answer, unchecked: spec.unchecked });
         return { content: [{ type: 'text', text: block }], structuredContent: structured };
       } catch (err) {
         if (isNotesError(err)) return errorResult(err.message);

@@ -70,6 +70,8 @@ export function registerFileTools(ctx: NotesContext): void {
       count: z.number().describe('Number of files.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+    // The SDK's check of the 50 000 paths of a large workspace took 7 ms of the answer.
+    unchecked: true,
     run: async () => {
       const files = await ctx.listFiles();
       return { structured: { files, count: files.length } };

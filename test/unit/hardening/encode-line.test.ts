@@ -59,7 +59,7 @@ describe('the SDK check of tool results', () => {
 
   it('is skipped for an answer written from its bytes, whose records are not made for it', async () => {
     const text = '{"results":[{"file":"a.md"}]}';
-    markStructuredJson(text, { json: [Buffer.from(text)], text: [Buffer.from(JSON.stringify(text).slice(1, -1))] });
+    markStructuredJson(text, { answer: { json: [Buffer.from(text)], text: [Buffer.from(JSON.stringify(text).slice(1, -1))] } });
     let made = false;
     const results = lazyArray(() => {
       made = true;
@@ -67,6 +67,13 @@ describe('the SDK check of tool results', () => {
     });
     await check(tool, { content: [{ type: 'text', text }], structuredContent: { results } }, 'search_files');
     assert.equal(made, false, 'the records were made to be checked');
+  });
+
+  it('is skipped for a result its tool marks unchecked', async () => {
+    const text = '{"results":[{"file":2}]}';
+    markStructuredJson(text, { unchecked: true });
+    // Not what the schema says: checked, this would be an error.
+    await check(tool, { content: [{ type: 'text', text }], structuredContent: { results: [{ file: 2 }] } }, 'list_files');
   });
 
   it('still checks every other result', async () => {

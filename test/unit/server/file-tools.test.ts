@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Ajv from 'ajv';
 import { call, callError, callOk, startServer, textOf, type Harness } from './harness';
 
 describe('MCP file tools', () => {
@@ -151,6 +152,29 @@ describe('MCP list_files', () => {
       const r = await callOk<{ files: string[]; count: number }>(h.client, 'list_files');
       assert.deepEqual(r.files, ['ideas.md', 'index.md', 'journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md', 'projects/Project Plan.md']);
       assert.equal(r.count, 5);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('answers JSON that satisfies the advertised output schema, repeated in the text block, whatever the names', async () => {
+    const h = await startServer();
+    try {
+      const names = ['quote "q".md', 'back\\slash.md', 'café 日本語 😀.md', 'tab\there.md'];
+      for (const name of names) fs.writeFileSync(path.join(h.workspace, name), 'x');
+      const { tools } = await h.client.listTools();
+      const validate = new Ajv({ strict: false }).compile(tools.find((t) => t.name === 'list_files')?.outputSchema ?? {});
+      let result = await call(h.client, 'list_files');
+      // The listing may not hold the new files yet at first: asked again until it does.
+      for (let i = 0; i < 50 && !names.every((n) => (result.structuredContent as { files: string[] }).files.includes(n)); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        result = await call(h.client, 'list_files');
+      }
+      const structured = result.structuredContent as { files: string[]; count: number };
+      assert.ok(validate(structured), JSON.stringify(validate.errors));
+      assert.ok(names.every((n) => structured.files.includes(n)), JSON.stringify(structured.files));
+      assert.equal(structured.count, structured.files.length);
+      assert.equal(textOf(result), JSON.stringify(structured));
     } finally {
       await h.close();
     }

@@ -46,7 +46,7 @@ function encoded(all: SearchResultItem[]) {
 
 /** The line the transport writes for the answer (registered as the tool registers it), and the plain reply. */
 function reply(fit: ReturnType<typeof fitAnswer>, id = 1): { line: Buffer; plain: Buffer } {
-  markStructuredJson(fit.json, fit.answer);
+  markStructuredJson(fit.json, { answer: fit.answer });
   const message = { result: { content: [{ type: 'text', text: fit.json }], structuredContent: fit.structured }, jsonrpc: '2.0', id } as JSONRPCMessage;
   const line = encodeLine(message);
   return { line, plain: Buffer.from(`${JSON.stringify(message)}\n`) };
