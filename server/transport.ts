@@ -51,6 +51,15 @@ function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unk
  * encoding. (JSON.stringify escapes lone surrogates, so every part is valid Unicode.)
  */
 export function encodeLine(message: JSONRPCMessage): Buffer {
+  const parts = encodeParts(message);
+  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+}
+
+/**
+ * The line for `message` in the pieces it is written in: one buffer, or for an answer made as bytes (see
+ * encodedLine) the envelope's pieces around the answer's own buffers, which are not copied into another.
+ */
+function encodeParts(message: JSONRPCMessage): Uint8Array[] {
   const structured = structuredJsonOf(message);
   if (structured?.answer) return encodedLine(message, structured.result, structured.answer);
   let parts: string[];
@@ -65,7 +74,7 @@ export function encodeLine(message: JSONRPCMessage): Buffer {
   let bytes = 0;
   for (const part of parts) bytes += buffer.write(part, bytes, 'utf8');
   buffer[bytes] = 0x0a;
-  return buffer.subarray(0, bytes + 1);
+  return [buffer.subarray(0, bytes + 1)];
 }
 
 /**
@@ -73,7 +82,7 @@ export function encodeLine(message: JSONRPCMessage): Buffer {
  * serialised (its keys in their order), the answer's bytes put in place of the text block's string and of
  * structuredContent. The bytes JSON.stringify of the message would give.
  */
-function encodedLine(message: JSONRPCMessage, result: Record<string, unknown>, answer: EncodedAnswer): Buffer {
+function encodedLine(message: JSONRPCMessage, result: Record<string, unknown>, answer: EncodedAnswer): Uint8Array[] {
   const shell: Record<string, unknown> = {};
   for (const key of Object.keys(result)) {
     // structuredContent is not read: its records are made only when something looks at them (lazyArray).
@@ -84,25 +93,10 @@ function encodedLine(message: JSONRPCMessage, result: Record<string, unknown>, a
   const json = JSON.stringify({ ...message, result: shell });
   const t = json.indexOf(TEXT_PLACEHOLDER_JSON);
   const s = json.indexOf(PLACEHOLDER_JSON, t + TEXT_PLACEHOLDER_JSON.length);
-  const head = `${json.slice(0, t)}"`;
-  const middle = `"${json.slice(t + TEXT_PLACEHOLDER_JSON.length, s)}`;
-  const tail = `${json.slice(s + PLACEHOLDER_JSON.length)}\n`;
-  let bytes = Buffer.byteLength(head) + Buffer.byteLength(middle) + Buffer.byteLength(tail);
-  for (const piece of answer.text) bytes += piece.length;
-  for (const piece of answer.json) bytes += piece.length;
-  const line = Buffer.allocUnsafe(bytes);
-  let at = line.write(head, 0);
-  for (const piece of answer.text) {
-    line.set(piece, at);
-    at += piece.length;
-  }
-  at += line.write(middle, at);
-  for (const piece of answer.json) {
-    line.set(piece, at);
-    at += piece.length;
-  }
-  line.write(tail, at);
-  return line;
+  const head = Buffer.from(`${json.slice(0, t)}"`);
+  const middle = Buffer.from(`"${json.slice(t + TEXT_PLACEHOLDER_JSON.length, s)}`);
+  const tail = Buffer.from(`${json.slice(s + PLACEHOLDER_JSON.length)}\n`);
+  return [head, ...answer.text, middle, ...answer.json, tail];
 }
 
 export interface HardenedTransportOptions {
@@ -194,13 +188,14 @@ export class HardenedStdioTransport implements Transport {
       return;
     }
     // Serialised and encoded once: the bytes measured against the limit are the bytes written.
-    let line = encodeLine(message);
-    const size = line.length - 1;
+    let line = encodeParts(message);
+    let size = -1;
+    for (const part of line) size += part.length;
     if (id !== undefined) {
       let outgoing: JSONRPCMessage = message;
       if (size > this.options.limits.maxPayloadBytes) {
         outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size));
-        line = encodeLine(outgoing);
+        line = encodeParts(outgoing);
       }
       this.finish(id, outgoing);
     } else if (size > this.options.limits.maxPayloadBytes) {
@@ -210,12 +205,23 @@ export class HardenedStdioTransport implements Transport {
     return this.write(line);
   }
 
-  private write(message: Buffer | JSONRPCMessage): Promise<void> {
-    const line = Buffer.isBuffer(message) ? message : encodeLine(message);
+  private write(message: Uint8Array[] | JSONRPCMessage): Promise<void> {
+    const line = Array.isArray(message) ? message : encodeParts(message);
     // One write at a time keeps order and leaves a single 'drain' listener however many replies queue up.
     this.queuedWrites++;
     this.sendChain = this.sendChain
-      .then(() => new Promise<void>((resolve) => (this.stdout.write(line) ? resolve() : this.stdout.once('drain', resolve))))
+      .then(
+        () =>
+          new Promise<void>((resolve) => {
+            // The pieces of one line go out together (one writev where the stream supports it).
+            let flowing = true;
+            if (line.length > 1) this.stdout.cork();
+            for (const part of line) flowing = this.stdout.write(part);
+            if (line.length > 1) this.stdout.uncork();
+            if (flowing) resolve();
+            else this.stdout.once('drain', resolve);
+          }),
+      )
       .catch((err: unknown) => {
         this.onerror?.(err instanceof Error ? err : new Error(String(err)));
       })

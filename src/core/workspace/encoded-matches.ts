@@ -16,10 +16,10 @@ export interface SearchResultItem {
 }
 
 /**
- * Results in order, each as `JSON.stringify(result)` writes it followed by a comma: in `chars` as a string, in
- * `json` in UTF-8, and in `text` escaped as characters of a JSON string, in UTF-8 (every `"` and `\` preceded by a
- * `\`: JSON.stringify's output holds no other character a string must escape). A prefix of the results is
- * therefore a prefix of each.
+ * Results in order, each as `JSON.stringify(result)` writes it followed by a comma: in `json` in UTF-8, in `text`
+ * escaped as characters of a JSON string, in UTF-8 (every `"` and `\` preceded by a `\`: JSON.stringify's output
+ * holds no other character a string must escape), and in `chars` as a string, where the last result's comma may be
+ * left out (its end is then one past the string's). A prefix of the results is therefore a prefix of each.
  */
 export interface EncodedMatches {
   /** For each file with results, in order: its index in the list searched, and its number of results. */
@@ -55,12 +55,14 @@ export function encodeMatches(paths: readonly string[], found: ReadonlyArray<rea
   const count = results.length;
   const ends = new Int32Array(count * 3);
   if (count === 0) return { files, ends, json: new Uint8Array(0), text: new Uint8Array(0), chars: '' };
-  // '[' + the results joined by commas + ']' -> the results each followed by a comma.
+  // '[' + the results joined by commas + ']': the results are a slice of it (a view, not a copy of megabytes).
   const whole = JSON.stringify(results);
-  const chars = `${whole.slice(1, -1)},`;
-  // Room for the worst case (3 bytes a UTF-16 unit; escaping at most doubles): pages never written cost nothing.
-  const json = Buffer.allocUnsafeSlow(chars.length * 3);
-  const bytes = json.write(chars, 0);
+  const chars = whole.slice(1, -1);
+  // Room for the worst case (3 bytes a UTF-16 unit, and the last comma; escaping at most doubles): pages never
+  // written cost nothing.
+  const json = Buffer.allocUnsafeSlow(chars.length * 3 + 1);
+  let bytes = json.write(chars, 0);
+  json[bytes++] = 44;
   const text = Buffer.allocUnsafeSlow(bytes * 2);
   const next = Buffer.from(',{"file":');
   let at = 0;
@@ -78,7 +80,7 @@ export function encodeMatches(paths: readonly string[], found: ReadonlyArray<rea
   ends[r * 3] = bytes;
   ends[r * 3 + 1] = at;
   for (let k = 0, c = 0; k < count; k++) {
-    c = k === count - 1 ? chars.length : chars.indexOf(',{"file":', c) + 1;
+    c = k === count - 1 ? chars.length + 1 : chars.indexOf(',{"file":', c) + 1;
     ends[k * 3 + 2] = c;
   }
   return { files, ends, json: new Uint8Array(json.buffer, json.byteOffset, bytes), text: new Uint8Array(text.buffer, text.byteOffset, at), chars };
@@ -170,6 +172,7 @@ export function mergeMatches(parts: ReadonlyArray<{ matches: EncodedMatches; ind
     json.set(from.json.subarray(start[0], end[0]), at[0]);
     text.set(from.text.subarray(start[1], end[1]), at[1]);
     chars.push(from.chars.slice(start[2], end[2]));
+    if (end[2] > from.chars.length) chars.push(','); // the comma left out of that part's last result
     for (let k = 0; k < 3; k++) at[k] += end[k] - start[k];
   });
   return { files, ends, json, text, chars: chars.join('') };

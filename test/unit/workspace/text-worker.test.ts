@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NotesError } from '../../../src/core/errors';
-import { compileQuery, searchWith, type SearchQuery } from '../../../src/core/workspace/search';
+import { matchBytes } from '../../../src/core/workspace/encoded-matches';
+import { compileQuery, searchWith, type SearchOutcome, type SearchQuery } from '../../../src/core/workspace/search';
 import { TextWorker } from '../../../src/core/workspace/text-worker';
 
 function query(text: string, extra: Partial<SearchQuery> = {}): SearchQuery {
@@ -99,7 +100,13 @@ describe('text worker threads', function () {
     const three = make({ shards: 3 });
     for (const w of [one, three]) w.sync(files, []);
     const all = await searchWith(three, files, query('fizz'), 1000);
-    assert.deepEqual(all, await searchWith(one, files, query('fizz'), 1000));
+    // The same results, truncated and files searched, and the same bytes to write: merged from three workers'
+    // parts as one worker made them.
+    const written = (o: SearchOutcome) => {
+      const { json, text } = matchBytes(o.answer.matches, o.answer.count);
+      return { results: o.results, truncated: o.truncated, filesSearched: o.filesSearched, json: Buffer.from(o.answer.matches.json.subarray(0, json)).toString(), text: Buffer.from(o.answer.matches.text.subarray(0, text)).toString() };
+    };
+    assert.deepEqual(written(all), written(await searchWith(one, files, query('fizz'), 1000)));
     assert.equal(all.results.length, 20);
     assert.deepEqual(
       all.results.map((r) => r.file),
@@ -108,6 +115,8 @@ describe('text worker threads', function () {
     const cut = await searchWith(three, files, query('fizz', { maxResults: 7 }), 1000);
     assert.equal(cut.truncated, true);
     assert.deepEqual(cut.results, all.results.slice(0, 7));
+    assert.deepEqual(written(cut).json, JSON.stringify(cut.results).slice(1, -1));
+    assert.deepEqual(written(cut).text, JSON.stringify(JSON.stringify(cut.results).slice(1, -1)).slice(1, -1));
   });
 
   it('sees a changed text after a sync that names it, and forgets files no longer listed', async () => {
