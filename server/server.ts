@@ -58,7 +58,8 @@ type OutputCheck = (tool: unknown, result: unknown, toolName: string) => Promise
  * text workers encoded as bytes (search_files) would have to be decoded into objects for that: on the benchmark's
  * 8.6 MB answer, 8 386 records parsed and checked on the protocol thread. Its records are made by one function
  * (encodeMatches), whose output the tests hold to the advertised schema, so that check is skipped for such results,
- * and for the other results their tools mark so (`unchecked`: list_files, whose 50 000 paths took it 7 ms). Should the SDK's method be gone (another version), every result is checked, decoded: slower, still right.
+ * and for the results of tools marked `unchecked` (list_files, whose 50 000 paths took it 7 ms). Should the SDK's
+ * method be gone (another version), every result is checked, decoded: slower, still right.
  */
 export function skipCheckOfEncodedAnswers(server: McpServer): void {
   const sdk = server as unknown as { validateToolOutput?: OutputCheck };

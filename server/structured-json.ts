@@ -43,11 +43,17 @@ export function takeStructuredJson(text: string): { answer?: EncodedAnswer } | u
   return at < 0 ? undefined : texts.splice(at, 1)[0];
 }
 
+/** The text of a tool result's only content block, if it has one. */
+export function textBlockOf(result: unknown): string | undefined {
+  const content = (result as { content?: unknown } | null | undefined)?.content;
+  const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown } | null)?.text : undefined;
+  return typeof text === 'string' ? text : undefined;
+}
+
 /** True when `result`'s text block was registered as not to be checked by the SDK (not taken). */
 export function skipsOutputCheck(result: unknown): boolean {
-  const content = (result as { content?: unknown } | null)?.content;
-  const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown }).text : undefined;
-  const at = typeof text === 'string' ? registered(text) : -1;
+  const text = textBlockOf(result);
+  const at = text === undefined ? -1 : registered(text);
   return at >= 0 && texts[at].unchecked === true;
 }
 
@@ -72,7 +78,6 @@ export function lazyArray<T>(make: () => T[]): T[] {
 
 /** Stands for structuredContent while the rest of a reply is serialised: no client or note can know it. */
 export const STRUCTURED_PLACEHOLDER = `\u0000structured-${randomUUID()}`;
-
 
 /** Stands for the text block's string while the rest of a reply with an encoded answer is serialised. */
 export const TEXT_PLACEHOLDER = `${STRUCTURED_PLACEHOLDER}-text`;

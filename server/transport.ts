@@ -21,7 +21,7 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
-import { STRUCTURED_PLACEHOLDER, takeStructuredJson, TEXT_PLACEHOLDER, type EncodedAnswer } from './structured-json';
+import { STRUCTURED_PLACEHOLDER, takeStructuredJson, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
 
@@ -39,10 +39,10 @@ const TEXT_PLACEHOLDER_JSON = JSON.stringify(TEXT_PLACEHOLDER);
  */
 function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unknown>; json: string; answer?: EncodedAnswer } | undefined {
   const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
-  if (!result || result.structuredContent === undefined || !Array.isArray(result.content) || result.content.length !== 1) return undefined;
-  const text = (result.content[0] as { text?: unknown }).text;
-  const taken = typeof text === 'string' ? takeStructuredJson(text) : undefined;
-  return taken && { result, json: text as string, answer: taken.answer };
+  const text = textBlockOf(result);
+  if (!result || result.structuredContent === undefined || text === undefined) return undefined;
+  const taken = takeStructuredJson(text);
+  return taken && { result, json: text, answer: taken.answer };
 }
 
 /**
