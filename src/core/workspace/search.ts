@@ -116,7 +116,7 @@ function compileNew(q: SearchQuery): CompiledQuery {
 }
 
 /** The worker's matches as at most `maxResults` results, in file and line order. */
-export function collectResults(matches: EncodedMatches, maxResults: number, searched: number, cut = false): SearchOutcome {
+function collectResults(matches: EncodedMatches, maxResults: number, searched: number, cut = false): SearchOutcome {
   const found = matchCount(matches);
   const count = Math.min(found, maxResults);
   let results: SearchResultItem[] | undefined;
