@@ -20,6 +20,18 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
 });
 
 /**
+ * Room every line the server sends leaves under the payload limit. The MCP TypeScript SDK's stdio client closes the
+ * connection (and so stops the server) once its read buffer passes 10 MiB, and that buffer holds a whole line plus
+ * what came with its end in the same read: its newline and the start of the next message, up to Node's 64 KiB reads.
+ */
+export const SEND_HEADROOM_BYTES = 64 * 1024;
+
+/** The largest line the server sends (its newline aside): the payload limit less SEND_HEADROOM_BYTES. */
+export function maxSendBytes(limits: Pick<ServerLimits, 'maxPayloadBytes'>): number {
+  return limits.maxPayloadBytes - SEND_HEADROOM_BYTES;
+}
+
+/**
  * Our server-error codes (JSON-RPC reserves -32000..-32099 for them). -32000 is left to the SDK's
  * "connection closed" and -32002 to MCP's "resource not found" convention.
  */
@@ -68,13 +80,14 @@ export function payloadTooLargeError(limits: ServerLimits, receivedBytes: number
 }
 
 export function resultTooLargeError(limits: ServerLimits, resultBytes: number): JsonRpcErrorBody {
+  const limitBytes = maxSendBytes(limits);
   const details =
-    `The result would be ${resultBytes} bytes; the limit is ${limits.maxPayloadBytes} bytes. ` +
+    `The result would be ${resultBytes} bytes; the limit is ${limitBytes} bytes. ` +
     'Read the file in ranges with read_file and its offset and length arguments, or narrow the request.';
   return {
     code: ServerErrorCode.ResultTooLarge,
     message: `Result too large. ${details}`,
-    data: { details, limitBytes: limits.maxPayloadBytes, resultBytes },
+    data: { details, limitBytes, resultBytes },
   };
 }
 

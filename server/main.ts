@@ -7,7 +7,7 @@ import { configFilePath, logDir } from '../src/core/config/paths';
 import { loadConfigFile } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
 import { type NotesConfig } from '../src/core/config/schema';
-import { limitsFromFlags, type ServerLimits } from './limits';
+import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { collectSecrets, Logger, type LogLevel } from './logger';
 import { createNotesServer } from './server';
 import { registerTestHooks, testHooksEnabled } from './test-hooks';
@@ -125,7 +125,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     log,
     watchConfig: configWatcher(configPath),
     waitForOutput,
-    maxResultBytes: limits.maxPayloadBytes,
+    maxResultBytes: maxSendBytes(limits),
   });
   if (testHooksEnabled()) registerTestHooks(server, log);
   await server.connect(transport);

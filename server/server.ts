@@ -26,7 +26,7 @@ export interface NotesServerDeps {
    * (the index's crawl, the reading of texts) waits for it, so a large answer is not held up.
    */
   waitForOutput?: () => Promise<void>;
-  /** Largest reply the transport sends (its payload limit; default 10 MiB): search_files cuts its results to fit. */
+  /** Largest reply the transport sends (see maxSendBytes; default 10 MiB less 64 KiB): search_files and list_files cut their answers to fit. */
   maxResultBytes?: number;
   /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */
   watchConfig?: (apply: (config: NotesConfig) => void) => () => void;

@@ -14,6 +14,7 @@ import { LineReader, type LineEvent } from './line-reader';
 import {
   payloadTooLargeError,
   RateLimiter,
+  maxSendBytes,
   rateLimitedError,
   resultTooLargeError,
   timeoutError,
@@ -193,12 +194,12 @@ export class HardenedStdioTransport implements Transport {
     for (const part of line) size += part.length;
     if (id !== undefined) {
       let outgoing: JSONRPCMessage = message;
-      if (size > this.options.limits.maxPayloadBytes) {
+      if (size > maxSendBytes(this.options.limits)) {
         outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size));
         line = encodeParts(outgoing);
       }
       this.finish(id, outgoing);
-    } else if (size > this.options.limits.maxPayloadBytes) {
+    } else if (size > maxSendBytes(this.options.limits)) {
       this.options.log('error', `dropped an outgoing ${'method' in message ? message.method : 'message'} over the payload limit`);
       return;
     }

@@ -35,7 +35,7 @@ export interface ContextDeps {
   env?: NodeJS.ProcessEnv;
   /** Resolves once the replies already sent have been written out: the index's background work waits for it. */
   waitForOutput?: () => Promise<void>;
-  /** Largest reply the transport sends (its payload limit; default 10 MiB): search_files cuts its results to fit. */
+  /** Largest reply the transport sends (see maxSendBytes; default 10 MiB less 64 KiB): search_files and list_files cut their answers to fit. */
   maxResultBytes?: number;
 }
 

@@ -2,13 +2,13 @@
 import { z } from 'zod';
 import { decodeMatches, matchBytes, type SearchResultItem } from '../../src/core/workspace/encoded-matches';
 import type { SearchOutcome } from '../../src/core/workspace/search';
-import { DEFAULT_LIMITS } from '../limits';
+import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
 import { lazyArray, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
 /** Room for the rest of a reply besides its results and request id: the JSON-RPC envelope, the content wrapper, count, truncated. */
-const REPLY_ROOM = 64 * 1024;
+const REPLY_ROOM = 1024;
 
 const OPEN_JSON = Buffer.from('{"results":[');
 const OPEN_TEXT = Buffer.from(JSON.stringify(OPEN_JSON.toString()).slice(1, -1));
@@ -53,7 +53,7 @@ export function fitAnswer(found: SearchOutcome['answer'], truncated: boolean, ma
 
 export function registerSearchTools(ctx: NotesContext): void {
   const defaults = ctx.config.search;
-  const maxBytes = ctx.deps.maxResultBytes ?? DEFAULT_LIMITS.maxPayloadBytes;
+  const maxBytes = ctx.deps.maxResultBytes ?? maxSendBytes(DEFAULT_LIMITS);
   defineTool(ctx, {
     name: 'search_files',
     category: 'search',

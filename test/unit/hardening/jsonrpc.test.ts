@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { startServer } from '../server/harness';
 import { RawServer, type RpcMessage } from './raw-server';
 
 const LIMIT = 10 * 1024 * 1024;
@@ -180,11 +181,43 @@ describe('JSON-RPC robustness over real stdio', function () {
       const whole = await server.request('whole', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', length: 1024 * 1024 } });
       assert.equal(whole.error?.code, -32005, JSON.stringify(whole).slice(0, 300));
       assert.match(whole.error?.message ?? '', /read_file .*offset.* length/);
-      assert.equal(whole.error?.data?.limitBytes, LIMIT);
+      assert.equal(whole.error?.data?.limitBytes, LIMIT - 64 * 1024);
       assert.ok(Number(whole.error?.data?.resultBytes) > LIMIT);
       const range = await server.request('range', 'tools/call', { name: 'read_file', arguments: { path: 'big.md', offset: 0, length: 256 * 1024 } });
       assert.equal((range.result?.structuredContent as { length: number }).length, 256 * 1024);
       assert.deepEqual(server.strayStdout, []);
+    });
+
+    it('sends no reply so close to the limit that the SDK client would drop the connection', async function () {
+      // The SDK's stdio client closes the connection once a line and the rest of the read that ends it pass 10 MiB,
+      // so replies stay 64 KiB under the limit. read_file of control characters (six bytes each in JSON, twice in a
+      // reply) is sized to a reply 1000 bytes under the 10 MiB limit.
+      this.timeout(60_000);
+      const h = await startServer();
+      try {
+        fs.writeFileSync(path.join(h.workspace, 'big.md'), '\u0001'.repeat(1024 * 1024));
+        const reply = async (length: number) => Buffer.byteLength(JSON.stringify({ result: await h.client.callTool({ name: 'read_file', arguments: { path: 'big.md', length } }), jsonrpc: '2.0', id: 1 }));
+        // What a reply holds besides the text, for ranges whose numbers (length, next offset) have six digits.
+        const envelope = (await reply(100_000)) - 1_200_000;
+        assert.equal(await reply(200_000), envelope + 2_400_000);
+        const length = Math.floor((LIMIT - 1000 - envelope) / 12);
+        // Asked twice at once: sent, the two replies would follow each other on the pipe.
+        const asks = [0, 1].map(() => h.client.callTool({ name: 'read_file', arguments: { path: 'big.md', length } }));
+        for (const ask of asks) {
+          await assert.rejects(ask, (err: Error & { code?: number; data?: { limitBytes?: number; resultBytes?: number } }) => {
+            assert.equal(err.code, -32005, err.message);
+            assert.equal(err.data?.limitBytes, LIMIT - 64 * 1024);
+            assert.ok(Number(err.data?.resultBytes) > LIMIT - 64 * 1024 && Number(err.data?.resultBytes) < LIMIT, String(err.data?.resultBytes));
+            return true;
+          });
+        }
+        // Still connected: the next call is answered, and a reply right at the new limit is sent whole.
+        const fits = Math.floor((LIMIT - 64 * 1024 - envelope) / 12);
+        const r = await h.client.callTool({ name: 'read_file', arguments: { path: 'big.md', length: fits } });
+        assert.equal((r.structuredContent as { length: number }).length, fits);
+      } finally {
+        await h.close();
+      }
     });
 
     it('accepts a request just under the limit', async () => {

@@ -180,6 +180,64 @@ describe('MCP list_files', () => {
     }
   });
 
+  it('pages with limit and cursor, each answer carrying total, truncated and nextCursor', async () => {
+    const h = await startServer();
+    try {
+      const all = (await callOk<{ files: string[]; total: number; truncated: boolean }>(h.client, 'list_files'));
+      assert.equal(all.total, 7);
+      assert.equal(all.truncated, false);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 10; i++) {
+        const page = await callOk<{ files: string[]; count: number; total: number; truncated: boolean; nextCursor?: string }>(h.client, 'list_files', cursor === undefined ? { limit: 3 } : { limit: 3, cursor });
+        assert.ok(page.count <= 3 && page.count === page.files.length);
+        assert.equal(page.total, 7);
+        seen.push(...page.files);
+        if (!page.truncated) break;
+        assert.equal(page.nextCursor, page.files.at(-1));
+        cursor = page.nextCursor;
+      }
+      assert.deepEqual(seen, all.files);
+      // A cursor naming no file continues after where it would sort.
+      assert.deepEqual((await callOk<{ files: string[] }>(h.client, 'list_files', { cursor: 'j', limit: 2 })).files, ['journal/2024-03-02.md', 'meetings/2024-03-01 Standup.md']);
+      const bad = await call(h.client, 'list_files', { limit: 0 });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /limit/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('cuts a listing that does not fit in one 10 MB answer and gives the rest from nextCursor', async function () {
+    this.timeout(120_000);
+    const h = await startServer();
+    try {
+      // 22 000 names of about 240 characters: some 10.6 MB of paths in a reply, which carries them twice.
+      const dir = path.join(h.workspace, 'many');
+      fs.mkdirSync(dir);
+      const name = (i: number) => `${String(i).padStart(5, '0')} ${'n'.repeat(230)}.md`;
+      for (let i = 0; i < 22_000; i++) fs.writeFileSync(path.join(dir, name(i)), '');
+      const want = [...['archive/old-draft.md', 'ideas.md', 'index.md', 'journal/2024-03-02.md'], ...Array.from({ length: 22_000 }, (_, i) => `many/${name(i)}`), ...['meetings/2024-03-01 Standup.md', 'projects/Project Plan.md', 'projects/budget.csv']];
+      let first = await call(h.client, 'list_files');
+      // The listing may not hold the new files yet at first: asked again until it does.
+      for (let i = 0; i < 50 && (first.structuredContent as { total: number }).total < want.length; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        first = await call(h.client, 'list_files');
+      }
+      const page = first.structuredContent as { files: string[]; count: number; total: number; truncated: boolean; nextCursor: string };
+      assert.equal(page.total, want.length);
+      assert.equal(page.truncated, true);
+      assert.ok(page.count > 15_000 && page.count < want.length, String(page.count));
+      const bytes = Buffer.byteLength(JSON.stringify({ result: first, jsonrpc: '2.0', id: 99 }));
+      assert.ok(bytes <= 10 * 1024 * 1024 - 64 * 1024 && bytes > 10 * 1024 * 1024 - 64 * 1024 - 2048, `${bytes} bytes`);
+      const rest = await callOk<{ files: string[]; truncated: boolean }>(h.client, 'list_files', { cursor: page.nextCursor });
+      assert.equal(rest.truncated, false);
+      assert.deepEqual([...page.files, ...rest.files], want);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('shows hidden files when files.showHiddenFiles is on', async () => {
     const h = await startServer({ config: { files: { showHiddenFiles: true } } });
     try {

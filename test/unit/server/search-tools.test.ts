@@ -204,6 +204,32 @@ describe('MCP search_files with configured defaults', () => {
     }
   });
 
+  it('keeps the SDK client connected through cut answers sent back to back (room for its read buffer)', async function () {
+    // The SDK's stdio client closes the connection when a line and what arrives with its end pass 10 MiB.
+    this.timeout(120_000);
+    const h = await startServer({ config: { search: { maxResults: 100_000 } } });
+    try {
+      // Quotes and backslashes take two bytes each in the structured result and four in the text block, so the
+      // answer is cut by its bytes (to within one result of the limit), not by the characters the search gathers.
+      const lines = Array.from({ length: 30_000 }, (_, i) => `needle ${i} ${'"\\'.repeat(100)}`);
+      fs.writeFileSync(path.join(h.workspace, 'big.md'), `${lines.join('\n')}\n`);
+      const ask = () => h.client.callTool({ name: 'search_files', arguments: { query: 'needle', case_sensitive: true } });
+      // Both answers are written one after the other, so the read that ends the first brings the second's start.
+      const answers = await Promise.all([ask(), ask(), ask()]);
+      for (const raw of answers) {
+        assert.notEqual(raw.isError, true, JSON.stringify(raw.content).slice(0, 300));
+        const r = raw.structuredContent as unknown as Outcome;
+        assert.equal(r.truncated, true);
+        const replyBytes = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 99, result: raw }));
+        assert.ok(replyBytes <= 10 * 1024 * 1024 - 64 * 1024, `${replyBytes} bytes`);
+        assert.ok(replyBytes > 10 * 1024 * 1024 - 64 * 1024 - 2048, `${replyBytes} bytes: cut further than one result below the limit`);
+      }
+      assert.deepEqual((await callOk<Outcome>(h.client, 'search_files', { query: 'needle 29999 ' })).count, 1);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('leaves room in a cut answer for the request id the client chose, however long', async function () {
     this.timeout(120_000);
     const server = new RawServer({ config: { search: { maxResults: 100_000 } } });

@@ -1,0 +1,82 @@
+// list_files pages: the sorted paths from a cursor on, as many as the caller asks and as fit in one reply.
+
+/** Room for the rest of a reply besides the answer and the request id: the JSON-RPC envelope and the content wrapper. */
+const REPLY_ROOM = 1024;
+
+export interface ListPage {
+  files: string[];
+  /** Paths in this page. */
+  count: number;
+  /** Paths in the whole listing. */
+  total: number;
+  /** True when paths sorted after this page's last one exist. */
+  truncated: boolean;
+  /** Set when truncated: the cursor for the next page (this page's last path). */
+  nextCursor?: string;
+}
+
+/** The index of the first path of `sorted` (sorted by UTF-16 code units) that sorts after `cursor`. */
+export function firstAfter(sorted: readonly string[], cursor: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] <= cursor) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Occurrences of the character `c` in `text`. */
+function countOf(text: string, c: string): number {
+  let n = 0;
+  for (let i = text.indexOf(c); i !== -1; i = text.indexOf(c, i + 1)) n++;
+  return n;
+}
+
+/**
+ * The bytes a JSON text takes in a reply, which carries it twice: as is (structuredContent) and as the text block's
+ * string, where each `"` and `\` gains a backslash (JSON text holds no other character a string escapes).
+ */
+export function replyBytes(json: string): number {
+  return 2 * Buffer.byteLength(json) + countOf(json, '"') + countOf(json, '\\');
+}
+
+function pageJson(page: ListPage): string {
+  // The order of ListPage's fields, as JSON.stringify of the structured result would give them.
+  const cursor = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
+  return `{"files":${JSON.stringify(page.files)},"count":${page.count},"total":${page.total},"truncated":${page.truncated}${cursor}}`;
+}
+
+/**
+ * The page of `sorted` after `cursor` (from the start without one), of at most `limit` paths, cut further to the
+ * last path that lets the reply fit in `maxBytes` (the request id's JSON aside). Returns the page and its JSON.
+ * Only a listing that does not fit is measured path by path; the cut is then exact.
+ */
+export function listPage(sorted: readonly string[], options: { cursor?: string; limit?: number; maxBytes: number }): { page: ListPage; json: string } {
+  const budget = options.maxBytes - REPLY_ROOM;
+  const start = options.cursor === undefined ? 0 : firstAfter(sorted, options.cursor);
+  const end = Math.min(sorted.length, options.limit === undefined ? sorted.length : start + options.limit);
+  const make = (stop: number): { page: ListPage; json: string } => {
+    const files = sorted.slice(start, stop);
+    const page: ListPage = { files, count: files.length, total: sorted.length, truncated: stop < sorted.length };
+    if (page.truncated) page.nextCursor = sorted[stop - 1];
+    return { page, json: pageJson(page) };
+  };
+  if (start === end) return make(start); // nothing after the cursor
+  const whole = make(end);
+  if (replyBytes(whole.json) <= budget) return whole;
+  // Too big: the largest page that fits, from each path's own bytes. What a page takes besides its paths is the
+  // JSON around them, with its last path again as the cursor. The first path is always in it, so that each page
+  // moves on (a reply too large even so is refused by the transport, which no path of a real folder comes near).
+  let used = 0;
+  let stop = start + 1;
+  for (let i = start; i < end; i++) {
+    const bytes = replyBytes(JSON.stringify(sorted[i])) + (i > start ? 2 : 0); // and the comma before it, in each copy
+    const around = replyBytes(pageJson({ files: [], count: i - start + 1, total: sorted.length, truncated: true, nextCursor: sorted[i] }));
+    if (i > start && used + bytes + around > budget) break;
+    used += bytes;
+    stop = i + 1;
+  }
+  return make(stop);
+}

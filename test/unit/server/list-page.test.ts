@@ -1,0 +1,104 @@
+// list_files pages: the reply as the transport writes it (the page as structured content and again, escaped, in the
+// text block) fits the limit, is byte for byte what JSON.stringify of the reply gives, is cut only when it must be,
+// and the pages from each one's nextCursor give every path once, in order.
+import * as assert from 'node:assert/strict';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { markStructuredJson } from '../../../server/structured-json';
+import { firstAfter, listPage, replyBytes, type ListPage } from '../../../server/tools/list-page';
+import { encodeLine } from '../../../server/transport';
+
+const NAMES = ['plain', 'with space', '"quoted"', 'back\\slash', 'tab\there', 'ctrl\u0001', 'café', '日本語のメモ', '😀 emoji', 'lone \ud800 surrogate', 'Zeta', 'zeta', '_under'];
+
+/** Sorted distinct paths, some with every character JSON escapes or encodes in several bytes. */
+function paths(count: number, seed: number): string[] {
+  const set = new Set<string>();
+  let s = seed;
+  const next = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  while (set.size < count) {
+    const depth = 1 + Math.floor(next() * 3);
+    const parts = Array.from({ length: depth }, () => NAMES[Math.floor(next() * NAMES.length)]);
+    set.add(`${parts.join('/')} ${set.size}.md`);
+  }
+  return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The line the transport writes for a page (registered as the tool registers it), and the plain reply. */
+function reply(page: ListPage, json: string, id: string | number = 1): { line: Buffer; plain: Buffer } {
+  markStructuredJson(json, { unchecked: true });
+  const message = { result: { content: [{ type: 'text', text: json }], structuredContent: page }, jsonrpc: '2.0', id } as JSONRPCMessage;
+  return { line: encodeLine(message), plain: Buffer.from(`${JSON.stringify(message)}\n`) };
+}
+
+describe('list_files pages', () => {
+  it('counts the bytes of a JSON text in a reply exactly', () => {
+    for (const name of NAMES) {
+      const json = JSON.stringify({ files: [name, `${name}/x`] });
+      assert.equal(replyBytes(json), Buffer.byteLength(json) + Buffer.byteLength(JSON.stringify(json)) - 2, name);
+    }
+  });
+
+  it('finds where a cursor continues, whether or not it is one of the paths', () => {
+    const sorted = ['a.md', 'b/c.md', 'b/d.md', 'e.md'];
+    assert.equal(firstAfter(sorted, ''), 0);
+    assert.equal(firstAfter(sorted, 'a.md'), 1);
+    assert.equal(firstAfter(sorted, 'b/'), 1);
+    assert.equal(firstAfter(sorted, 'b/d.md'), 3);
+    assert.equal(firstAfter(sorted, 'e.md'), 4);
+    assert.equal(firstAfter(sorted, 'zzz'), 4);
+  });
+
+  it('answers a listing that fits whole, with the JSON the reply carries', () => {
+    const all = paths(500, 1);
+    const { page, json } = listPage(all, { maxBytes: 10 * 1024 * 1024 });
+    assert.deepEqual(page, { files: all, count: 500, total: 500, truncated: false });
+    assert.equal(json, JSON.stringify(page));
+    assert.deepEqual(listPage([], { maxBytes: 4096 }).page, { files: [], count: 0, total: 0, truncated: false });
+  });
+
+  it('writes, for any paths and limit, exactly the bytes JSON.stringify of the reply gives, within the limit, cut only when it must be', () => {
+    const limit = 64 * 1024;
+    for (let seed = 1; seed <= 6; seed++) {
+      const all = paths(3000, seed);
+      const id = seed % 2 ? 7 : `request ${'i'.repeat(seed * 100)}`;
+      const room = Buffer.byteLength(JSON.stringify(id));
+      let cursor: string | undefined;
+      const seen: string[] = [];
+      for (let pages = 0; ; pages++) {
+        assert.ok(pages < 500, 'the pages move on');
+        const { page, json } = listPage(all, { cursor, maxBytes: limit - room });
+        const { line, plain } = reply(page, json, id);
+        assert.deepEqual(line, plain, `seed ${seed}: the bytes written`);
+        assert.ok(line.length - 1 <= limit, `seed ${seed}: ${line.length} bytes`);
+        assert.equal(page.count, page.files.length);
+        assert.equal(page.total, all.length);
+        seen.push(...page.files);
+        if (!page.truncated) {
+          assert.equal(page.nextCursor, undefined);
+          break;
+        }
+        assert.equal(page.nextCursor, page.files.at(-1));
+        // Cut at the last path that fits: one more would not have.
+        const start = seen.length - page.count;
+        const more = listPage(all.slice(0, start + page.count + 1), { cursor, maxBytes: Number.MAX_SAFE_INTEGER });
+        const bigger = { ...more.page, truncated: true, total: all.length, nextCursor: more.page.files.at(-1) };
+        // The page's budget is the limit less the request id and 1 KiB for the reply's envelope.
+        assert.ok(replyBytes(JSON.stringify(bigger)) > limit - room - 1024, `seed ${seed}: one more path would have fitted`);
+        assert.ok(replyBytes(json) <= limit - room - 1024);
+        cursor = page.nextCursor;
+      }
+      assert.deepEqual(seen, all, `seed ${seed}: every path once, in order`);
+    }
+  });
+
+  it('gives at most `limit` paths from the cursor on', () => {
+    const all = paths(100, 9);
+    const first = listPage(all, { limit: 30, maxBytes: 10 * 1024 * 1024 }).page;
+    assert.deepEqual(first, { files: all.slice(0, 30), count: 30, total: 100, truncated: true, nextCursor: all[29] });
+    const last = listPage(all, { cursor: all[89], limit: 30, maxBytes: 10 * 1024 * 1024 }).page;
+    assert.deepEqual(last, { files: all.slice(90), count: 10, total: 100, truncated: false });
+    // A cursor that is no path (a file deleted since): the paths sorted after it.
+    const between = `${all[49]}\u0000`;
+    assert.deepEqual(listPage(all, { cursor: between, limit: 2, maxBytes: 10 * 1024 * 1024 }).page.files, all.slice(50, 52));
+    assert.deepEqual(listPage(all, { cursor: all[99], maxBytes: 10 * 1024 * 1024 }).page, { files: [], count: 0, total: 100, truncated: false });
+  });
+});
