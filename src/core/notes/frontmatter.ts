@@ -101,9 +101,59 @@ function dumpEntry(key: string, value: unknown, eol: string): string {
 }
 
 /**
+ * An entry's lines split in two: its own (the key, its value, comments inside the value) and the blank lines and
+ * comments at column 0 after them, which introduce what follows (`# Planning` above the next keys) and so stay when
+ * the entry is replaced or removed.
+ */
+function splitTrailing(raw: string): { own: string; trailing: string } {
+  const lines = raw.match(/[^\n]*\n|[^\n]+$/g) ?? [raw];
+  let k = lines.length;
+  while (k > 1 && /^(#|[ \t]*\r?\n?$)/.test(lines[k - 1])) k--;
+  return { own: lines.slice(0, k).join(''), trailing: lines.slice(k).join('') };
+}
+
+/**
+ * The comment at the end of a one-line entry (` # the reason`), found as the earliest ` #` that the entry reads the
+ * same without (a `#` inside quotes is not one); empty when there is none.
+ */
+function inlineComment(own: string): string {
+  const line = own.replace(/\r?\n$/, '');
+  if (line.includes('\n')) return '';
+  let whole: unknown;
+  try {
+    whole = JSON.stringify(loadYaml(line));
+  } catch {
+    return '';
+  }
+  for (let at = line.search(/[ \t]#/); at !== -1; ) {
+    try {
+      if (JSON.stringify(loadYaml(line.slice(0, at))) === whole) return line.slice(at);
+    } catch {
+      // cut inside a quoted value: not a comment
+    }
+    const next = line.slice(at + 1).search(/[ \t]#/);
+    at = next === -1 ? -1 : at + 1 + next;
+  }
+  return '';
+}
+
+/** Entry `raw` given `value`: the new `key: value`, with the old one-line entry's comment and the lines after it. */
+function replaceEntry(raw: string, key: string, value: unknown, eol: string): string {
+  const { own, trailing } = splitTrailing(raw);
+  let entry = dumpEntry(key, value, eol);
+  const comment = inlineComment(own);
+  const oneLine = entry.endsWith(eol) && !entry.slice(0, -eol.length).includes('\n');
+  if (comment && oneLine) entry = entry.slice(0, -eol.length) + comment + eol;
+  return entry + trailing;
+}
+
+/**
  * Merges `patch` into the frontmatter: keys set to null are removed, others replaced. Untouched entries stay as
- * written (dates, quoting, emoji, comments), a byte-order mark stays, line ends follow the frontmatter block's
- * own, and the body after the block stays byte for byte. With no keys left the frontmatter block is dropped.
+ * written (dates, quoting, emoji, comments); a replaced one-line entry keeps its comment, and the comments and blank
+ * lines after a replaced or removed entry stay (see splitTrailing). A frontmatter that cannot be edited entry by
+ * entry is written anew, or refused when that would lose comments. A byte-order mark stays, line ends follow the
+ * frontmatter block's own, and the body after the block stays byte for byte. With no keys left the frontmatter
+ * block is dropped, unless comments are left in it.
  */
 export function updateFrontmatter(text: string, patch: Record<string, unknown>): { text: string; data: Record<string, unknown> } {
   const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
@@ -116,26 +166,38 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
     else merged[key] = value;
   }
   const data = jsonSafe(merged) as Record<string, unknown>;
-  if (Object.keys(merged).length === 0) return { text: bom + body, data: {} };
   const eol = block ? (block[0].includes('\r\n') ? '\r\n' : '\n') : /\r\n/.test(body) ? '\r\n' : '\n';
   const inner = block?.[1] ?? '';
   const parts = topLevelEntries(inner);
   let yaml: string;
   if (parts) {
-    const kept = parts.entries.filter((e) => !(e.key in patch && patch[e.key] === null));
     const written = new Set(parts.entries.map((e) => e.key));
+    const entry = (e: Entry): string => {
+      if (!(e.key in patch)) return e.raw.endsWith('\n') ? e.raw : e.raw + eol;
+      // Removed: only the lines after it stay.
+      if (patch[e.key] === null) return splitTrailing(e.raw).trailing;
+      return replaceEntry(e.raw, e.key, patch[e.key], eol);
+    };
     yaml =
       parts.preamble +
-      kept.map((e) => (e.key in patch ? dumpEntry(e.key, patch[e.key], eol) : e.raw.endsWith('\n') ? e.raw : e.raw + eol)).join('') +
+      parts.entries.map(entry).join('') +
       Object.entries(patch)
         .filter(([k, v]) => v !== null && !written.has(k))
         .map(([k, v]) => dumpEntry(k, v, eol))
         .join('');
   } else {
-    // Not a plain block mapping: written anew from the merged values.
+    // Not a plain block mapping: written anew from the merged values, which would lose its comments.
+    if (/(^|[ \t])#/m.test(inner)) {
+      throw new NotesError(
+        'INVALID_ARGUMENT',
+        "The note's frontmatter cannot be updated key by key (it is not a plain list of `key: value` entries: a flow mapping, anchors used across keys, or complex keys), and writing it anew would lose its comments. Edit it in the editor instead.",
+      );
+    }
     yaml = Object.entries(merged)
       .map(([k, v]) => dumpEntry(k, v, eol))
       .join('');
   }
+  // With no keys left the block goes, unless comments are left in it.
+  if (Object.keys(merged).length === 0 && !/^[ \t]*#/m.test(yaml)) return { text: bom + body, data: {} };
   return { text: `${bom}---${eol}${yaml}---${eol}${body}`, data };
 }

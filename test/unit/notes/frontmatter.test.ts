@@ -37,6 +37,56 @@ describe('notes/frontmatter', () => {
     assert.equal(updateFrontmatter('---\r\na: 1\r\n---\r\nbody\r\n', { b: true }).text, '---\r\na: 1\r\nb: true\r\n---\r\nbody\r\n');
   });
 
+  it('keeps comments: the lines after a replaced or removed key, a replaced key’s own comment, a block of only comments', () => {
+    const note = '---\n# About\ntitle: Old # shown in the tree\n# Planning\n\nstatus: draft\ntags:\n  - a # first\n  - b\n---\nBody\n';
+    assert.equal(
+      updateFrontmatter(note, { title: 'New "one"', tags: ['x'] }).text,
+      '---\n# About\ntitle: New "one" # shown in the tree\n# Planning\n\nstatus: draft\ntags:\n  - x\n---\nBody\n',
+    );
+    assert.equal(updateFrontmatter(note, { title: null }).text, '---\n# About\n# Planning\n\nstatus: draft\ntags:\n  - a # first\n  - b\n---\nBody\n');
+    // A # inside quotes is no comment; a value now on several lines leaves the one-line comment behind.
+    assert.equal(updateFrontmatter('---\na: "x # y" # why\nb: 1\n---\n', { a: 'z' }).text, '---\na: z # why\nb: 1\n---\n');
+    assert.equal(updateFrontmatter('---\na: "x # y"\n---\n', { a: 'z' }).text, '---\na: z\n---\n');
+    assert.equal(updateFrontmatter('---\na: 1 # why\n---\n', { a: ['p', 'q'] }).text, '---\na:\n  - p\n  - q\n---\n');
+    assert.equal(updateFrontmatter('---\r\na: 1 # why\r\n# next\r\nb: 2\r\n---\r\n', { a: 3, b: null }).text, '---\r\na: 3 # why\r\n# next\r\n---\r\n');
+    // The last key removed: the block stays for its comments, and goes when it has none.
+    assert.equal(updateFrontmatter('---\n# keep me\na: 1\n---\nbody', { a: null }).text, '---\n# keep me\n---\nbody');
+    assert.equal(updateFrontmatter('---\na: 1\n\n---\nbody', { a: null }).text, 'body');
+  });
+
+  it('rewrites a frontmatter it cannot edit key by key, and refuses to when that would lose comments', () => {
+    assert.equal(updateFrontmatter('---\n{title: a}\n---\nB\n', { x: 1 }).text, '---\ntitle: a\nx: 1\n---\nB\n');
+    assert.throws(() => updateFrontmatter('---\n{title: a} # flow\n---\nB\n', { x: 1 }), /would lose its comments/);
+    assert.throws(() => updateFrontmatter('---\nbase: &b 1\n# uses the anchor\nother: *b\n---\nB\n', { x: 1 }), /would lose its comments/);
+  });
+
+  it('loses no comment line, whatever keys are set or removed', () => {
+    const keys = ['a', 'b', 'c', 'd'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom(...keys), fc.oneof(fc.constant(null), fc.string({ maxLength: 6 }), fc.integer())), { maxLength: 4 }),
+        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        (changes, commented) => {
+          let yaml = '';
+          keys.forEach((k, i) => {
+            yaml += `${k}: ${i}${commented[i] ? ` # on ${k}` : ''}\n`;
+            if (commented[i]) yaml += `# after ${k}\n\n`;
+          });
+          const patch = Object.fromEntries(changes);
+          const { text } = updateFrontmatter(`---\n# top\n${yaml}---\nbody`, patch);
+          const comments = (t: string) => t.split('\n').filter((l) => l.startsWith('#'));
+          assert.deepEqual(comments(text), ['# top', ...keys.filter((_, i) => commented[i]).map((k) => `# after ${k}`)]);
+          for (const [i, k] of keys.entries()) {
+            // Values here are one-line scalars (fc.string makes printable ASCII), so a replaced key keeps its comment.
+            const kept = !(k in patch) || patch[k] !== null;
+            if (commented[i] && kept) assert.ok(text.includes(` # on ${k}\n`), `${k}: ${text}`);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('never changes the body, whatever it holds', () => {
     fc.assert(
       fc.property(fc.string(), fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => /^[a-z]+$/.test(k)), fc.oneof(fc.string(), fc.integer(), fc.constant(null))), (body, patch) => {
