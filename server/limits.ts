@@ -26,6 +26,9 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = Object.freeze({
  */
 export const SEND_HEADROOM_BYTES = 64 * 1024;
 
+/** Room in a reply for all but a tool's answer and the request id: the JSON-RPC envelope and the content wrapper. */
+export const REPLY_ROOM = 1024;
+
 /** The largest line the server sends (its newline aside): the payload limit less SEND_HEADROOM_BYTES. */
 export function maxSendBytes(limits: Pick<ServerLimits, 'maxPayloadBytes'>): number {
   return limits.maxPayloadBytes - SEND_HEADROOM_BYTES;

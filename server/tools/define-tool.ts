@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isNotesError } from '../../src/core/errors';
+import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
 import { markStructuredJson, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
 
@@ -31,6 +32,16 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
    * the output schema (see server.ts; the tests hold such answers to it).
    */
   run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string; answer?: EncodedAnswer }>;
+}
+
+/** The largest reply a tool sends (see maxSendBytes): search_files and list_files cut their answers to fit. */
+export function maxReplyBytes(ctx: NotesContext): number {
+  return ctx.deps.maxResultBytes ?? maxSendBytes(DEFAULT_LIMITS);
+}
+
+/** maxReplyBytes less what the reply to this request echoes of it: its id, which the client chose. */
+export function replyBytesFor(ctx: NotesContext, extra: ToolExtra): number {
+  return maxReplyBytes(ctx) - Buffer.byteLength(JSON.stringify(extra.requestId ?? null));
 }
 
 export function errorResult(message: string): CallToolResult {

@@ -1,9 +1,8 @@
 // File tools: read_file, write_file, list_files, create_file, delete_file.
 import { z } from 'zod';
 import { READ_CHUNK_BYTES } from '../../src/core/workspace/file-access';
-import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
 import type { NotesContext } from './context';
-import { defineTool } from './define-tool';
+import { defineTool, replyBytesFor } from './define-tool';
 import { listPage } from './list-page';
 
 const pathArg = z
@@ -60,7 +59,6 @@ export function registerFileTools(ctx: NotesContext): void {
     },
   });
 
-  const maxBytes = ctx.deps.maxResultBytes ?? maxSendBytes(DEFAULT_LIMITS);
   defineTool(ctx, {
     name: 'list_files',
     category: 'fileOperations',
@@ -83,7 +81,7 @@ export function registerFileTools(ctx: NotesContext): void {
     unchecked: true,
     run: async ({ cursor, limit }, extra) => {
       const all = await ctx.listFiles();
-      const { page, json } = listPage(all, { cursor, limit, maxBytes: maxBytes - Buffer.byteLength(JSON.stringify(extra.requestId ?? null)) });
+      const { page, json } = listPage(all, { cursor, limit, maxBytes: replyBytesFor(ctx, extra) });
       return { structured: page, json };
     },
   });

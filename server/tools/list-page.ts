@@ -1,7 +1,6 @@
 // list_files pages: the sorted paths from a cursor on, as many as the caller asks and as fit in one reply.
 
-/** Room for the rest of a reply besides the answer and the request id: the JSON-RPC envelope and the content wrapper. */
-const REPLY_ROOM = 1024;
+import { REPLY_ROOM } from '../limits';
 
 export interface ListPage {
   files: string[];

@@ -2,13 +2,10 @@
 import { z } from 'zod';
 import { decodeMatches, matchBytes, type SearchResultItem } from '../../src/core/workspace/encoded-matches';
 import type { SearchOutcome } from '../../src/core/workspace/search';
-import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
+import { REPLY_ROOM } from '../limits';
 import { lazyArray, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
-import { defineTool } from './define-tool';
-
-/** Room for the rest of a reply besides its results and request id: the JSON-RPC envelope, the content wrapper, count, truncated. */
-const REPLY_ROOM = 1024;
+import { defineTool, maxReplyBytes, replyBytesFor } from './define-tool';
 
 const OPEN_JSON = Buffer.from('{"results":[');
 const OPEN_TEXT = Buffer.from(JSON.stringify(OPEN_JSON.toString()).slice(1, -1));
@@ -53,7 +50,7 @@ export function fitAnswer(found: SearchOutcome['answer'], truncated: boolean, ma
 
 export function registerSearchTools(ctx: NotesContext): void {
   const defaults = ctx.config.search;
-  const maxBytes = ctx.deps.maxResultBytes ?? maxSendBytes(DEFAULT_LIMITS);
+  const maxBytes = maxReplyBytes(ctx);
   defineTool(ctx, {
     name: 'search_files',
     category: 'search',
@@ -92,7 +89,7 @@ export function registerSearchTools(ctx: NotesContext): void {
       });
       // Compact JSON text: indentation would make large result lists a third bigger on the pipe. The reply also
       // echoes the request id, which the client chose.
-      return fitAnswer(outcome.answer, outcome.truncated, maxBytes - Buffer.byteLength(JSON.stringify(extra.requestId ?? null)));
+      return fitAnswer(outcome.answer, outcome.truncated, replyBytesFor(ctx, extra));
     },
   });
 }
