@@ -34,13 +34,25 @@ export interface Prelisting {
   check?: Promise<PrelistCheck | undefined>;
 }
 
-/** A worker's check of the folders it read before a request waited for its listing (see recheck). */
+/**
+ * The folders an early listing had read when it saw that a request waits (those before its wantedAt), sent at once
+ * so that the protocol thread, idle until the listing comes, checks them while the worker reads the rest.
+ */
+export interface PrelistHead {
+  root: string;
+  folders: string[];
+  stats: number[];
+}
+
+/** The check of the folders an early listing read before a request waited for it (see recheck). */
 export interface PrelistCheck {
   /**
    * For each folder from the first up to the listing's wantedAt (all of them without one): its modification time,
    * change time (ms) and inode number now; NaN when it is no longer a folder, or was not read in the first place.
    */
   stats: number[];
+  /** Who made it: the worker after its listing, or the protocol thread from the listing's head meanwhile. */
+  by: 'worker' | 'protocol thread';
 }
 
 /**
@@ -54,6 +66,7 @@ export const PRELIST_MAX_ENTRIES = 1_000_000;
  * `node_modules` and every hidden name (the index uses the result only when its settings prune those too).
  * Symbolic links are skipped. Each folder is stat'ed before it is read: if the stat is unchanged later (and not
  * racy), so is the list of its entries. Undefined when the root cannot be read or there are over `maxEntries`.
+ * `onWanted` gets the folders read so far the moment `wanted` is seen set (see PrelistHead).
  *
  * Files come out sorted without sorting them all: each folder's entries are sorted by name, a folder's name with
  * a "/" after it, and the folders are entered depth first in that order. A path is then its folders' keys and its
@@ -61,7 +74,7 @@ export const PRELIST_MAX_ENTRIES = 1_000_000;
  *
  * Self-contained: a worker runs its source.
  */
-export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array): Prelisting | undefined {
+export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void): Prelisting | undefined {
   try {
     const real = fs.realpathSync(root);
     const started = Date.now();
@@ -75,7 +88,10 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number, w
     const enter = (rel: string): boolean => {
       const absolute = rel ? `${real}/${rel}` : real;
       // Seen before the folder is stat'ed and read: it is read after the request.
-      if (wantedAt === undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0) wantedAt = folders.length;
+      if (wantedAt === undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0) {
+        wantedAt = folders.length;
+        onWanted?.({ root: real, folders: folders.slice(), stats: stats.slice() });
+      }
       folders.push(rel);
       let dirents: fsModule.Dirent[];
       try {
@@ -122,13 +138,14 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number, w
 }
 
 /**
- * The worker's own check of its listing, made once a request waits for it: stats each folder read before the
- * request (all of them without `wantedAt`) again, as the index would on the protocol thread (see WorkspaceIndex).
- * The index compares the stats, so that the rules (which stats tell a folder unchanged) stay in one place.
+ * The check of a listing made once a request waits for it: stats each folder read before the request (all of them
+ * without `wantedAt`) again, as the index would on the protocol thread (see WorkspaceIndex). The index compares the
+ * stats, so that the rules (which stats tell a folder unchanged) stay in one place. Made by the worker after its
+ * listing, or by the protocol thread from the listing's head, in slices (see checkHead).
  *
  * Self-contained: a worker runs its source.
  */
-export function recheck(fs: typeof fsModule, listing: Prelisting): PrelistCheck {
+export function recheck(fs: typeof fsModule, listing: Pick<Prelisting, 'root' | 'folders' | 'stats' | 'wantedAt'>, by: PrelistCheck['by'] = 'worker'): PrelistCheck {
   const n = listing.wantedAt ?? listing.folders.length;
   const stats: number[] = new Array<number>(3 * n).fill(NaN);
   for (let i = 0; i < n; i++) {
@@ -141,7 +158,7 @@ export function recheck(fs: typeof fsModule, listing: Prelisting): PrelistCheck 
       // gone or unreadable: NaN, so read again
     }
   }
-  return { stats };
+  return { stats, by };
 }
 
 /** An early listing's folders (with their stats) and files, less those an exclude matcher leaves out. */

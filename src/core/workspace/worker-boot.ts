@@ -4,9 +4,10 @@
 // takes tens of milliseconds; done while the server loads, the first search does not wait for it.
 //
 // This module is small on purpose: the loader bundles it, and must stay quick to load.
+import fs from 'node:fs';
 import os from 'node:os';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type Prelisting } from './prelist';
+import { prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
 
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
@@ -26,31 +27,64 @@ export interface PrelistingMessage {
   listing: Prelisting | undefined;
 }
 
-/** The message that follows a PrelistingMessage whose listing is `checking`: the worker's check of it. */
+/**
+ * The message that follows a PrelistingMessage whose listing is `checking` and that no PrelistHeadMessage came
+ * before (the request came as the listing ended): the worker's check of it.
+ */
 export interface PrelistCheckMessage {
   type: 'prelisting-check';
   check: PrelistCheck;
 }
 
+/** The message a worker sends as it sees a request waiting for its listing: the folders it read so far. */
+export interface PrelistHeadMessage {
+  type: 'prelisting-head';
+  head: PrelistHead;
+}
+
 /**
  * The program every text worker runs first: given a workspace folder (workerData.prelist), it lists it and sends
- * the result (a PrelistingMessage). If a request waited for the listing meanwhile (workerData.wanted, set by the
- * protocol thread), it then checks the folders read before that and sends the check (a PrelistCheckMessage): the
- * protocol thread takes in the listing meanwhile. Then it waits for `{ source, setup }` and runs `source` with
- * `setup`. Messages sent meanwhile wait in the port.
+ * the result (a PrelistingMessage). When it sees that a request waits for the listing (workerData.wanted, set by
+ * the protocol thread) as it lists, it sends the folders read so far (a PrelistHeadMessage) for the protocol thread
+ * to check while it reads the rest; when it sees that only once the listing is made, it checks them itself after
+ * sending it (a PrelistCheckMessage), while the protocol thread takes the listing in. Then it waits for
+ * `{ source, setup }` and runs `source` with `setup`. Messages sent meanwhile wait in the port.
  */
 const PRELUDE = `const __name = (fn) => fn;
 const { parentPort, workerData } = require('node:worker_threads');
 if (workerData && workerData.prelist) {
   const fs = require('node:fs');
   const wanted = workerData.wanted;
-  const listing = (${prelist.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted);
+  let head = false;
+  const sendHead = (h) => {
+    head = true;
+    parentPort.postMessage({ type: 'prelisting-head', head: h });
+  };
+  const listing = (${prelist.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted, sendHead);
   const checking = listing !== undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0;
   if (listing) listing.checking = checking;
   parentPort.postMessage({ type: 'prelisting', listing });
-  if (checking) parentPort.postMessage({ type: 'prelisting-check', check: (${recheck.toString()})(fs, listing) });
+  if (checking && !head) parentPort.postMessage({ type: 'prelisting-check', check: (${recheck.toString()})(fs, listing) });
 }
 parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
+
+/** Folders the protocol thread checks at a time (see checkHead): a few milliseconds, then other work may run. */
+const HEAD_CHECK_SLICE = 256;
+
+/**
+ * The protocol thread's check of the folders an early listing read before a request waited (see PrelistHead), in
+ * slices, made while the worker reads the rest. It begins once the request waits, as the worker's own would.
+ */
+export async function checkHead(head: PrelistHead): Promise<PrelistCheck> {
+  const stats: number[] = [];
+  for (let from = 0; from < head.folders.length; from += HEAD_CHECK_SLICE) {
+    if (from > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const to = Math.min(head.folders.length, from + HEAD_CHECK_SLICE);
+    const slice = { root: head.root, folders: head.folders.slice(from, to), stats: head.stats.slice(3 * from, 3 * to) };
+    for (const value of recheck(fs, slice).stats) stats.push(value);
+  }
+  return { stats, by: 'protocol thread' };
+}
 
 /** The text memory budget: NOTESAPP_INDEX_MB (mebibytes, 0 or more) when set, else the default. */
 export function indexBytes(env: NodeJS.ProcessEnv): number {
@@ -132,14 +166,22 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   else {
     // Received while the protocol thread is idle (whether or not the worker was taken meanwhile).
     let settleCheck: ((check: PrelistCheck | undefined) => void) | undefined;
+    let headCheck: Promise<PrelistCheck> | undefined;
     const done = () => {
       worker.off('message', onMessage).off('exit', onGone).off('error', onGone);
       settleCheck?.(undefined); // when it stopped before sending its check
     };
-    const onMessage = (message: Partial<PrelistingMessage | PrelistCheckMessage> | undefined) => {
-      if (message?.type === 'prelisting') {
+    const onMessage = (message: Partial<PrelistingMessage | PrelistCheckMessage | PrelistHeadMessage> | undefined) => {
+      if (message?.type === 'prelisting-head' && message.head) {
+        headCheck = checkHead(message.head);
+      } else if (message?.type === 'prelisting') {
         const listing = message.listing;
         if (!listing?.checking) return void (done(), settle(listing));
+        if (headCheck) {
+          listing.check = headCheck;
+          done();
+          return void settle(listing);
+        }
         listing.check = new Promise<PrelistCheck | undefined>((resolve) => (settleCheck = resolve));
         settle(listing);
       } else if (message?.type === 'prelisting-check') {

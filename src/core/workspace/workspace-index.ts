@@ -492,9 +492,10 @@ export class WorkspaceIndex {
     }
     if (!early || early.root !== o.root || this.disposed) return false;
     const excluded = globMatcher(compileGlobs(o.excludePatterns));
-    // Meanwhile the worker may be checking the folders itself (see recheck): a request waited as it listed them.
+    // Meanwhile the folders read before a request waited may be being checked, by the worker or by this thread
+    // (see recheck and checkHead).
     const { folders, stats: earlyStats, places, files } = filterPrelisting(early, excluded, excluded.needles);
-    const byWorker = early.check ? await early.check : undefined;
+    const afterRequest = early.check ? await early.check : undefined;
     // Requests that arrive before the check begins are answered before the folders are watched: a request already
     // on its way (a client calls a tool right after the handshake) gets a moment to come in.
     if (!this.listingWanted) await Promise.race([this.wanted, new Promise<void>((resolve) => setTimeout(resolve, o.checkGraceMs ?? CHECK_GRACE_MS).unref())]);
@@ -502,8 +503,8 @@ export class WorkspaceIndex {
     this.options.log?.('debug', `index: the early listing took ${early.finished - early.started} ms and was complete ${started - early.finished} ms before the listing began; ${Date.now() - started} ms to receive it`);
     this.checking = true;
     const racyFrom = early.started - (o.racyMs ?? RACY_MS);
-    const checked = byWorker
-      ? this.takeCheck(early, byWorker, folders, earlyStats, places, racyFrom)
+    const checked = afterRequest
+      ? this.takeCheck(early, afterRequest, folders, earlyStats, places, racyFrom)
       : await this.checkFolders(folders, earlyStats, racyFrom);
     if (!checked) return true; // disposed
     const { stats, changed, checkedAt } = checked;
@@ -514,7 +515,7 @@ export class WorkspaceIndex {
     this.crawled = true;
     this.readingDeferred = true; // after the watchers (startReading)
     if (this.requestsWaiting === 0) this.startReading();
-    const how = byWorker ? `${byWorker.stats.length / 3} of its ${early.folders.length} folders checked by the worker` : `${folders.length} folders checked`;
+    const how = afterRequest ? `${afterRequest.stats.length / 3} of its ${early.folders.length} folders checked by the ${afterRequest.by}` : `${folders.length} folders checked`;
     this.options.log?.('info', `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${how}, ${changed.length} read again); watching them next`);
     return true;
   }
@@ -541,19 +542,19 @@ export class WorkspaceIndex {
   }
 
   /**
-   * checkFolders() from the worker's check, made after a request waited: the folders it read before then are
-   * compared with the stats it took again, by the same rule; those it read after need no check (they are as a
+   * checkFolders() from the check made after a request waited (by the worker or this thread): the folders read
+   * before then are compared with the stats taken again, by the same rule; those it read after need no check (they are as a
    * crawl would have found them). Their stats are from before they were read, so the watchers' check counts times
    * from the start of the early listing (see watchChecked).
    */
-  private takeCheck(early: Prelisting, byWorker: PrelistCheck, folders: readonly string[], earlyStats: readonly number[], places: readonly number[], racyFrom: number): FolderCheck {
+  private takeCheck(early: Prelisting, afterRequest: PrelistCheck, folders: readonly string[], earlyStats: readonly number[], places: readonly number[], racyFrom: number): FolderCheck {
     const stats: number[] = [];
     const changed: string[] = [];
     folders.forEach((rel, i) => {
       const at = places[i];
       const read = earlyStats.slice(3 * i, 3 * i + 3);
-      if (3 * at < byWorker.stats.length) {
-        const now = byWorker.stats.slice(3 * at, 3 * at + 3);
+      if (3 * at < afterRequest.stats.length) {
+        const now = afterRequest.stats.slice(3 * at, 3 * at + 3);
         stats.push(...now);
         if (!unchangedAs(now, earlyStats, i, racyFrom)) changed.push(rel);
       } else {

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { compileGlobs, globMatcher } from '../../../src/core/workspace/listing';
-import { filterPrelisting, prelist, recheck, type Prelisting } from '../../../src/core/workspace/prelist';
+import { filterPrelisting, prelist, recheck, type PrelistHead, type Prelisting } from '../../../src/core/workspace/prelist';
 import { WorkspaceIndex, type IndexOptions } from '../../../src/core/workspace/workspace-index';
-import { DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
+import { checkHead, DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
 
 const DEFAULT_EXCLUDES = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
 /** Longer than the coarsest clock tick a file system time is taken from on Linux (HZ=100). */
@@ -167,6 +167,48 @@ describe('workspace index: the early listing', function () {
     assert.match(startLine(logged), new RegExp(`3 of its ${early.folders.length} folders checked by the worker, 3 read again`));
     assert.deepEqual(await listed(index), await crawl());
     assert.ok((await listed(index)).includes(`${after}/added.md`));
+  });
+
+  it("answers from the protocol thread's check of the folders read before the request, made while the worker lists the rest", async () => {
+    const wanted = new Int32Array(new SharedArrayBuffer(4));
+    let reads = 0;
+    const readdirSync = (...args: Parameters<typeof fs.readdirSync>) => {
+      if (++reads === 3) Atomics.store(wanted, 0, 1);
+      return fs.readdirSync(...args);
+    };
+    const heads: PrelistHead[] = [];
+    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted, (head) => heads.push(head));
+    assert.ok(early);
+    // Sent once, as the request was seen: the three folders stat'ed before it, with their stats.
+    assert.equal(heads.length, 1);
+    assert.deepEqual(heads[0], { root, folders: early.folders.slice(0, 3), stats: early.stats.slice(0, 9) });
+    await sleep(TICK_MS);
+    const [, before, gone, after] = early.folders;
+    write(`${before}/added.md`);
+    fs.rmSync(path.join(root, gone), { recursive: true });
+    write(`${after}/added.md`);
+    const check = await checkHead(heads[0]);
+    assert.deepEqual(check, { ...recheck(fs, early), by: 'protocol thread' });
+    const { index, logged } = open({ prelisting: async () => ({ ...early, checking: true, check: Promise.resolve(check) }), racyMs: 0 });
+    const first = await listed(index);
+    assert.ok(first.includes(`${before}/added.md`));
+    assert.ok(!first.some((f) => f.startsWith(`${gone}/`)), `nothing under ${gone}`);
+    assert.match(startLine(logged), new RegExp(`3 of its ${early.folders.length} folders checked by the protocol thread, 3 read again`));
+    assert.deepEqual(await listed(index), await crawl());
+  });
+
+  it('checks a long head in slices, each folder as the worker would', async () => {
+    for (let i = 0; i < 600; i++) write(`many/f${i}/n.md`);
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early && early.folders.length > 600);
+    await sleep(TICK_MS);
+    write('many/f10/added.md');
+    fs.rmSync(path.join(root, 'many/f500'), { recursive: true });
+    const check = await checkHead({ root, folders: early.folders, stats: early.stats });
+    assert.deepEqual(check, { ...recheck(fs, early), by: 'protocol thread' });
+    const at = (rel: string) => early.folders.indexOf(rel);
+    assert.notDeepEqual(check.stats.slice(3 * at('many/f10'), 3 * at('many/f10') + 3), early.stats.slice(3 * at('many/f10'), 3 * at('many/f10') + 3));
+    assert.ok(check.stats.slice(3 * at('many/f500'), 3 * at('many/f500') + 3).every(Number.isNaN));
   });
 
   it('takes the exclude globs the same way whether or not the folders hold what the globs need', async () => {
@@ -456,9 +498,10 @@ describe('workspace index: the early listing', function () {
       assert.ok(prestartTextWorker({}, root), 'the loader would start a worker that lists the workspace');
       // No margin: the folders (made a tick before the worker lists them) are trusted, so its filter is what counts.
       const { index, logged } = open({ excludePatterns, racyMs: 0 });
-      // The request comes as the worker starts: it checks the folders it read before, or the index checks them all.
+      // The request comes as the worker starts: the folders it read before are checked (by the worker when it saw the
+      // request only once done, else by the protocol thread), or the index checks them all.
       assert.deepEqual(await listed(index), await crawl(excludePatterns));
-      assert.match(startLine(logged), /(\d of its 8 folders checked by the worker|8 folders checked), 0 read again/);
+      assert.match(startLine(logged), /(\d of its 8 folders checked by the (worker|protocol thread)|8 folders checked), 0 read again/);
       assert.deepEqual(await listed(index), await crawl(excludePatterns));
     });
   }
@@ -468,7 +511,7 @@ describe('workspace index: the early listing', function () {
     assert.ok(prestartTextWorker({}, root, requested));
     const { index, logged } = open({ racyMs: 0 });
     assert.deepEqual(await listed(index), await crawl());
-    assert.match(startLine(logged), /0 of its 8 folders checked by the worker, 0 read again/);
+    assert.match(startLine(logged), /0 of its 8 folders checked by the protocol thread, 0 read again/);
   });
 
   it("is checked on the protocol thread when the loader's worker listed before any request", async () => {
