@@ -12,9 +12,9 @@ import type { Readable, Writable } from 'node:stream';
 import { isPlainObject } from '../src/core/config/merge';
 import { LineReader, type LineEvent } from './line-reader';
 import {
+  maxSendBytes,
   payloadTooLargeError,
   RateLimiter,
-  maxSendBytes,
   rateLimitedError,
   resultTooLargeError,
   timeoutError,
