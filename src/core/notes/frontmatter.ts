@@ -1,4 +1,5 @@
 // Frontmatter of a note: parsed with gray-matter, merged and rewritten without touching the body.
+import { isDeepStrictEqual } from 'node:util';
 import matter from 'gray-matter';
 import { NotesError } from '../errors';
 
@@ -89,6 +90,15 @@ function topLevelEntries(yaml: string): { preamble: string; entries: Entry[] } |
   return { preamble, entries };
 }
 
+/** True when `yaml` (a frontmatter block's inside) reads as `data`, as splitNote would report it. */
+function readsAs(yaml: string, data: Record<string, unknown>): boolean {
+  try {
+    return isDeepStrictEqual(jsonSafe(loadYaml(yaml) ?? {}), data);
+  } catch {
+    return false;
+  }
+}
+
 function loadYaml(text: string): unknown {
   return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, {}).data;
 }
@@ -105,11 +115,13 @@ function dumpEntry(key: string, value: unknown, eol: string): string {
  * comments at column 0 after them, which introduce what follows (`# Planning` above the next keys) and so stay when
  * the entry is replaced or removed.
  */
-function splitTrailing(raw: string): { own: string; trailing: string } {
+function splitTrailing(raw: string, blankLines = true): { own: string; trailing: string } {
   const lines = raw.match(/[^\n]*\n|[^\n]+$/g) ?? [raw];
   let k = lines.length;
-  while (k > 1 && /^(#|[ \t]*\r?\n?$)/.test(lines[k - 1])) k--;
-  return { own: lines.slice(0, k).join(''), trailing: lines.slice(k).join('') };
+  const blank = (line: string) => /^[ \t]*\r?\n?$/.test(line);
+  while (k > 1 && (lines[k - 1].startsWith('#') || blank(lines[k - 1]))) k--;
+  const trailing = lines.slice(k);
+  return { own: lines.slice(0, k).join(''), trailing: (blankLines ? trailing : trailing.filter((line) => !blank(line))).join('') };
 }
 
 /**
@@ -138,8 +150,8 @@ function inlineComment(own: string): string {
 }
 
 /** Entry `raw` given `value`: the new `key: value`, with the old one-line entry's comment and the lines after it. */
-function replaceEntry(raw: string, key: string, value: unknown, eol: string): string {
-  const { own, trailing } = splitTrailing(raw);
+function replaceEntry(raw: string, key: string, value: unknown, eol: string, blankLines: boolean): string {
+  const { own, trailing } = splitTrailing(raw, blankLines);
   let entry = dumpEntry(key, value, eol);
   const comment = inlineComment(own);
   const oneLine = entry.endsWith(eol) && !entry.slice(0, -eol.length).includes('\n');
@@ -169,33 +181,34 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
   const eol = block ? (block[0].includes('\r\n') ? '\r\n' : '\n') : /\r\n/.test(body) ? '\r\n' : '\n';
   const inner = block?.[1] ?? '';
   const parts = topLevelEntries(inner);
-  let yaml: string;
-  if (parts) {
+  // Entry by entry, changing only the keys patched; then the same without the blank lines after them (a block
+  // scalar kept with its trailing line breaks, `|+`, takes the blank lines after it as its own). Each is read back,
+  // and one that does not give the merged values is not written.
+  const byEntry = (blankLines: boolean): string => {
+    if (!parts) return '';
     const written = new Set(parts.entries.map((e) => e.key));
     const entry = (e: Entry): string => {
       if (!(e.key in patch)) return e.raw.endsWith('\n') ? e.raw : e.raw + eol;
       // Removed: only the lines after it stay.
-      if (patch[e.key] === null) return splitTrailing(e.raw).trailing;
-      return replaceEntry(e.raw, e.key, patch[e.key], eol);
+      if (patch[e.key] === null) return splitTrailing(e.raw, blankLines).trailing;
+      return replaceEntry(e.raw, e.key, patch[e.key], eol, blankLines);
     };
-    yaml =
-      parts.preamble +
-      parts.entries.map(entry).join('') +
-      Object.entries(patch)
-        .filter(([k, v]) => v !== null && !written.has(k))
-        .map(([k, v]) => dumpEntry(k, v, eol))
-        .join('');
-  } else {
-    // Not a plain block mapping: written anew from the merged values, which would lose its comments.
+    const added = Object.entries(patch).filter(([k, v]) => v !== null && !written.has(k));
+    return parts.preamble + parts.entries.map(entry).join('') + added.map(([k, v]) => dumpEntry(k, v, eol)).join('');
+  };
+  let yaml = parts ? [true, false].map(byEntry).find((candidate) => readsAs(candidate, data)) : undefined;
+  if (yaml === undefined) {
+    // Written anew from the merged values, which would lose its comments.
     if (/(^|[ \t])#/m.test(inner)) {
       throw new NotesError(
         'INVALID_ARGUMENT',
-        "The note's frontmatter cannot be updated key by key (it is not a plain list of `key: value` entries: a flow mapping, anchors used across keys, or complex keys), and writing it anew would lose its comments. Edit it in the editor instead.",
+        "The note's frontmatter cannot be updated key by key (it is not a plain list of `key: value` entries — a flow mapping, anchors used across keys, complex keys — or changing one key would change another's value), and writing it anew would lose any comments in it (it holds a `#` that may start one). Edit it in the editor instead.",
       );
     }
     yaml = Object.entries(merged)
       .map(([k, v]) => dumpEntry(k, v, eol))
       .join('');
+    if (!readsAs(yaml, data)) throw new NotesError('INVALID_ARGUMENT', 'These metadata values cannot be written as YAML that reads back the same; nothing was changed.');
   }
   // With no keys left the block goes, unless comments are left in it.
   if (Object.keys(merged).length === 0 && !/^[ \t]*#/m.test(yaml)) return { text: bom + body, data: {} };

@@ -56,8 +56,40 @@ describe('notes/frontmatter', () => {
 
   it('rewrites a frontmatter it cannot edit key by key, and refuses to when that would lose comments', () => {
     assert.equal(updateFrontmatter('---\n{title: a}\n---\nB\n', { x: 1 }).text, '---\ntitle: a\nx: 1\n---\nB\n');
-    assert.throws(() => updateFrontmatter('---\n{title: a} # flow\n---\nB\n', { x: 1 }), /would lose its comments/);
-    assert.throws(() => updateFrontmatter('---\nbase: &b 1\n# uses the anchor\nother: *b\n---\nB\n', { x: 1 }), /would lose its comments/);
+    assert.throws(() => updateFrontmatter('---\n{title: a} # flow\n---\nB\n', { x: 1 }), /would lose any comments/);
+    assert.throws(() => updateFrontmatter('---\nbase: &b 1\n# uses the anchor\nother: *b\n---\nB\n', { x: 1 }), /would lose any comments/);
+  });
+
+  it('writes nothing that reads back otherwise: blank lines kept after a key do not join a block scalar kept with its line breaks', () => {
+    // A string ending in blank lines is written as a `|+` block scalar, which takes the blank lines after it as its own.
+    const replaced = updateFrontmatter('---\nnotes: old\n\nstatus: x\n---\n', { notes: 'a\n\n' });
+    assert.deepEqual(replaced.data, { notes: 'a\n\n', status: 'x' });
+    assert.deepEqual(splitNote(replaced.text).data, replaced.data);
+    const removed = updateFrontmatter('---\nkeep: |+\n  a\n\nb: 1\n\n# about c\nc: 2\n---\n', { b: null });
+    assert.deepEqual(removed.data, { keep: 'a\n\n', c: 2 });
+    assert.deepEqual(splitNote(removed.text).data, removed.data);
+    assert.match(removed.text, /# about c\n/);
+  });
+
+  it('reports exactly what it wrote, whatever the values and the lines between the keys', () => {
+    const keys = ['a', 'b', 'c'];
+    const value = fc.oneof(fc.constant(null), fc.string({ maxLength: 5 }), fc.constantFrom('x\n', 'x\n\n', '\n', ' lead', 'trail ', '# not a comment', 'a: b', '- item'), fc.integer(), fc.array(fc.constantFrom('p', 'q\n\n'), { maxLength: 2 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...keys), value), { maxLength: 4 }), fc.array(fc.constantFrom('', '\n', '# note\n', '\n# note\n\n'), { minLength: 3, maxLength: 3 }), (changes, between) => {
+        const yaml = `a: |+\n  kept\n\n${between[0]}b: 1 # why\n${between[1]}c: [x]\n${between[2]}`;
+        let result: { text: string; data: Record<string, unknown> };
+        try {
+          result = updateFrontmatter(`---\n${yaml}---\nbody`, Object.fromEntries(changes));
+        } catch (err) {
+          // Refused (nothing written) only when it cannot be done without losing a comment.
+          assert.match((err as Error).message, /would lose any comments/);
+          return;
+        }
+        assert.deepEqual(splitNote(result.text).data, result.data);
+        assert.ok(result.text.endsWith('body'));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('loses no comment line, whatever keys are set or removed', () => {
