@@ -66,16 +66,17 @@ export function listPage(sorted: readonly string[], options: { cursor?: string; 
   const whole = make(end);
   if (replyBytes(whole.json) <= budget) return whole;
   // Too big: the largest page that fits, from each path's own bytes. What a page takes besides its paths is the
-  // JSON around them, with its last path again as the cursor. The first path is always in it, so that each page
-  // moves on (a reply too large even so is refused by the transport, which no path of a real folder comes near).
+  // JSON around them, with its last path again as the cursor, so a page ending in a long path may not fit where a
+  // longer one ending in a short path does: pages are tried until their paths alone are too many. The first path
+  // is always in it, so that each page moves on (a reply too large even so is refused by the transport, which no
+  // path of a real folder comes near).
   let used = 0;
   let stop = start + 1;
   for (let i = start; i < end; i++) {
-    const bytes = replyBytes(JSON.stringify(sorted[i])) + (i > start ? 2 : 0); // and the comma before it, in each copy
+    used += replyBytes(JSON.stringify(sorted[i])) + (i > start ? 2 : 0); // and the comma before it, in each copy
+    if (used > budget) break;
     const around = replyBytes(pageJson({ files: [], count: i - start + 1, total: sorted.length, truncated: true, nextCursor: sorted[i] }));
-    if (i > start && used + bytes + around > budget) break;
-    used += bytes;
-    stop = i + 1;
+    if (used + around <= budget) stop = i + 1;
   }
   return make(stop);
 }

@@ -90,6 +90,15 @@ describe('list_files pages', () => {
     }
   });
 
+  it('takes a longer page ending in a short path where the one ending in a long path (its cursor too) does not fit', () => {
+    const all = ['a.md', `b${'o'.repeat(2000)}.md`, 'c.md', `d${'o'.repeat(2000)}.md`];
+    const size = (n: number) => replyBytes(JSON.stringify({ files: all.slice(0, n), count: n, total: 4, truncated: true, nextCursor: all[n - 1] }));
+    assert.ok(size(3) < size(2), 'the long cursor costs more than the short path');
+    const { page } = listPage(all, { maxBytes: size(3) + 1024 });
+    assert.deepEqual(page, { files: all.slice(0, 3), count: 3, total: 4, truncated: true, nextCursor: 'c.md' });
+    assert.deepEqual(listPage(all, { maxBytes: size(3) + 1023 }).page.files, ['a.md'], 'one byte less: the page before the long path');
+  });
+
   it('gives at most `limit` paths from the cursor on', () => {
     const all = paths(100, 9);
     const first = listPage(all, { limit: 30, maxBytes: 10 * 1024 * 1024 }).page;
