@@ -160,11 +160,28 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   } catch {
     return undefined;
   }
-  let settle!: (listing: Prelisting | undefined) => void;
-  const prelisting = new Promise<Prelisting | undefined>((resolve) => (settle = resolve));
-  if (workspace === undefined) settle(undefined);
-  else {
-    // Received while the protocol thread is idle (whether or not the worker was taken meanwhile).
+  const prelisting = workspace === undefined ? Promise.resolve(undefined) : receivePrelisting(worker);
+  // After the listeners: adding a 'message' listener refs the worker again.
+  worker.unref();
+  // Until taken: a failure only empties the slot (an 'error' without a listener would end the process).
+  const onError = () => undefined;
+  const onExit = () => {
+    if (slots[SLOT]?.worker === worker) slots[SLOT] = undefined;
+  };
+  worker.on('error', onError);
+  worker.on('exit', onExit);
+  slots[SLOT] = { worker, limits, prelisting, request: () => Atomics.store(wanted, 0, 1), onError, onExit };
+  return worker;
+}
+
+/**
+ * The early listing a worker sends (see PRELUDE), with its `check` when a request waited for it: the protocol
+ * thread's check of the listing's head when the worker sent one, else the worker's own check to come (undefined
+ * if it stops first). Undefined when the worker sends none or stops first. Received while the protocol thread is
+ * idle, whether or not the worker was taken meanwhile; the listeners go once all is received.
+ */
+export function receivePrelisting(worker: Pick<Worker, 'on' | 'off'>): Promise<Prelisting | undefined> {
+  return new Promise<Prelisting | undefined>((settle) => {
     let settleCheck: ((check: PrelistCheck | undefined) => void) | undefined;
     let headCheck: Promise<PrelistCheck> | undefined;
     const done = () => {
@@ -194,18 +211,7 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
       done();
     };
     worker.on('message', onMessage).on('exit', onGone).on('error', onGone);
-  }
-  // After the listeners: adding a 'message' listener refs the worker again.
-  worker.unref();
-  // Until taken: a failure only empties the slot (an 'error' without a listener would end the process).
-  const onError = () => undefined;
-  const onExit = () => {
-    if (slots[SLOT]?.worker === worker) slots[SLOT] = undefined;
-  };
-  worker.on('error', onError);
-  worker.on('exit', onExit);
-  slots[SLOT] = { worker, limits, prelisting, request: () => Atomics.store(wanted, 0, 1), onError, onExit };
-  return worker;
+  });
 }
 
 /**

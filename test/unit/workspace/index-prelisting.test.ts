@@ -2,15 +2,17 @@
 // from it. Whatever changed in between (or while its folders are not watched yet) must still be in every answer,
 // exactly as a crawl of the disk lists it.
 import * as assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Worker } from 'node:worker_threads';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { compileGlobs, globMatcher } from '../../../src/core/workspace/listing';
 import { filterPrelisting, prelist, recheck, type PrelistHead, type Prelisting } from '../../../src/core/workspace/prelist';
 import { WorkspaceIndex, type IndexOptions } from '../../../src/core/workspace/workspace-index';
-import { checkHead, DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
+import { checkHead, DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker, receivePrelisting } from '../../../src/core/workspace/worker-boot';
 
 const DEFAULT_EXCLUDES = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
 /** Longer than the coarsest clock tick a file system time is taken from on Linux (HZ=100). */
@@ -195,6 +197,44 @@ describe('workspace index: the early listing', function () {
     assert.ok(!first.some((f) => f.startsWith(`${gone}/`)), `nothing under ${gone}`);
     assert.match(startLine(logged), new RegExp(`3 of its ${early.folders.length} folders checked by the protocol thread, 3 read again`));
     assert.deepEqual(await listed(index), await crawl());
+  });
+
+  it('takes, from the messages a worker sends, the listing with the check of its head or the check the worker sends', async () => {
+    const wanted = new Int32Array(new SharedArrayBuffer(4));
+    let reads = 0;
+    const readdirSync = (...args: Parameters<typeof fs.readdirSync>) => {
+      if (++reads === 3) Atomics.store(wanted, 0, 1);
+      return fs.readdirSync(...args);
+    };
+    const heads: PrelistHead[] = [];
+    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted, (head) => heads.push(head));
+    assert.ok(early && heads.length === 1);
+    await sleep(TICK_MS);
+    write(`${early.folders[1]}/added.md`);
+    const expected = { ...recheck(fs, early), by: 'protocol thread' };
+    // A head, then the listing: its check is this thread's check of the head, made after the head came.
+    const worker = new EventEmitter();
+    const received = receivePrelisting(worker as unknown as Worker);
+    worker.emit('message', { type: 'prelisting-head', head: heads[0] });
+    worker.emit('message', { type: 'prelisting', listing: { ...early, checking: true } });
+    const listing = await received;
+    assert.deepEqual(listing?.joined, early.joined);
+    assert.deepEqual(await listing?.check, expected);
+    assert.notDeepEqual(expected.stats.slice(3, 6), early.stats.slice(3, 6), 'the folder that changed after the request');
+    assert.equal(worker.listenerCount('message'), 0, 'listeners gone');
+    // No head (the request came as the listing ended): the worker's check, sent after the listing.
+    const second = new EventEmitter();
+    const again = receivePrelisting(second as unknown as Worker);
+    second.emit('message', { type: 'prelisting', listing: { ...early, checking: true } });
+    const byWorker = { stats: [1, 2, 3], by: 'worker' };
+    second.emit('message', { type: 'prelisting-check', check: byWorker });
+    assert.deepEqual(await (await again)?.check, byWorker);
+    // The worker gone before its check: the listing, with no check.
+    const third = new EventEmitter();
+    const gone = receivePrelisting(third as unknown as Worker);
+    third.emit('message', { type: 'prelisting', listing: { ...early, checking: true } });
+    third.emit('exit', 1);
+    assert.equal(await (await gone)?.check, undefined);
   });
 
   it('checks a long head in slices, each folder as the worker would', async () => {
