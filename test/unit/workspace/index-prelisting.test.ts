@@ -74,15 +74,18 @@ describe('workspace index: the early listing', function () {
   };
   const readAgain = (logged: string[]) => Number(/(\d+) read again/.exec(startLine(logged))?.[1]);
 
-  /** An early listing made with a request arriving as it reads its `at`-th folder (counting from 1). */
-  function requestedWhileListing(at: number): Prelisting {
+  /**
+   * An early listing made with a request arriving as it reads its `at`-th folder (counting from 1); `heads` gets
+   * what it sends the moment it sees the request.
+   */
+  function requestedWhileListing(at: number, heads: PrelistHead[] = []): Prelisting {
     const wanted = new Int32Array(new SharedArrayBuffer(4));
     let reads = 0;
     const readdirSync = (...args: Parameters<typeof fs.readdirSync>) => {
       if (++reads === at) Atomics.store(wanted, 0, 1);
       return fs.readdirSync(...args);
     };
-    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted);
+    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted, (head) => heads.push(head));
     assert.ok(early);
     return early;
   }
@@ -172,15 +175,8 @@ describe('workspace index: the early listing', function () {
   });
 
   it("answers from the protocol thread's check of the folders read before the request, made while the worker lists the rest", async () => {
-    const wanted = new Int32Array(new SharedArrayBuffer(4));
-    let reads = 0;
-    const readdirSync = (...args: Parameters<typeof fs.readdirSync>) => {
-      if (++reads === 3) Atomics.store(wanted, 0, 1);
-      return fs.readdirSync(...args);
-    };
     const heads: PrelistHead[] = [];
-    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted, (head) => heads.push(head));
-    assert.ok(early);
+    const early = requestedWhileListing(3, heads);
     // Sent once, as the request was seen: the three folders stat'ed before it, with their stats.
     assert.equal(heads.length, 1);
     assert.deepEqual(heads[0], { root, folders: early.folders.slice(0, 3), stats: early.stats.slice(0, 9) });
@@ -200,15 +196,9 @@ describe('workspace index: the early listing', function () {
   });
 
   it('takes, from the messages a worker sends, the listing with the check of its head or the check the worker sends', async () => {
-    const wanted = new Int32Array(new SharedArrayBuffer(4));
-    let reads = 0;
-    const readdirSync = (...args: Parameters<typeof fs.readdirSync>) => {
-      if (++reads === 3) Atomics.store(wanted, 0, 1);
-      return fs.readdirSync(...args);
-    };
     const heads: PrelistHead[] = [];
-    const early = prelist({ ...fs, readdirSync } as typeof fs, root, 1_000_000, wanted, (head) => heads.push(head));
-    assert.ok(early && heads.length === 1);
+    const early = requestedWhileListing(3, heads);
+    assert.equal(heads.length, 1);
     await sleep(TICK_MS);
     write(`${early.folders[1]}/added.md`);
     const expected = { ...recheck(fs, early), by: 'protocol thread' };
