@@ -145,7 +145,7 @@ export function prelist(fs: typeof fsModule, root: string, maxEntries: number, w
  *
  * Self-contained: a worker runs its source.
  */
-export function recheck(fs: typeof fsModule, listing: Pick<Prelisting, 'root' | 'folders' | 'stats' | 'wantedAt'>, by: PrelistCheck['by'] = 'worker'): PrelistCheck {
+export function recheck(fs: typeof fsModule, listing: Pick<Prelisting, 'root' | 'folders' | 'stats' | 'wantedAt'>): PrelistCheck {
   const n = listing.wantedAt ?? listing.folders.length;
   const stats: number[] = new Array<number>(3 * n).fill(NaN);
   for (let i = 0; i < n; i++) {
@@ -158,7 +158,7 @@ export function recheck(fs: typeof fsModule, listing: Pick<Prelisting, 'root' | 
       // gone or unreadable: NaN, so read again
     }
   }
-  return { stats, by };
+  return { stats, by: 'worker' };
 }
 
 /** An early listing's folders (with their stats) and files, less those an exclude matcher leaves out. */
