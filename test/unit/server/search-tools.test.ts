@@ -214,7 +214,7 @@ describe('MCP search_files with configured defaults', () => {
       const lines = Array.from({ length: 30_000 }, (_, i) => `needle ${i} ${'"\\'.repeat(100)}`);
       fs.writeFileSync(path.join(h.workspace, 'big.md'), `${lines.join('\n')}\n`);
       const ask = () => h.client.callTool({ name: 'search_files', arguments: { query: 'needle', case_sensitive: true } });
-      // Both answers are written one after the other, so the read that ends the first brings the second's start.
+      // The answers are written one after another, so the read that ends one brings the next one's start.
       const answers = await Promise.all([ask(), ask(), ask()]);
       for (const raw of answers) {
         assert.notEqual(raw.isError, true, JSON.stringify(raw.content).slice(0, 300));
