@@ -94,13 +94,16 @@ export function registerNoteTools(ctx: NotesContext): void {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: async ({ path: p, metadata }) => {
       const files = await ctx.files();
-      const { path: relative, text } = await files.readText(p);
-      if (!isNoteFile(relative, ctx.config.files.fileExtension)) {
-        throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is not a note; frontmatter can only be added to markdown notes.`);
-      }
-      const updated = updateFrontmatter(text, metadata);
-      await files.write(relative, updated.text, { exclusive: false });
-      return { structured: { success: true as const, path: relative, frontmatter: updated.data } };
+      // Read, merged and written with no other write of this server to the note in between: updates sent
+      // together each keep their keys.
+      const { path: relative, result: frontmatter } = await files.update(p, (text, relative) => {
+        if (!isNoteFile(relative, ctx.config.files.fileExtension)) {
+          throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is not a note; frontmatter can only be added to markdown notes.`);
+        }
+        const updated = updateFrontmatter(text, metadata);
+        return { text: updated.text, result: updated.data };
+      });
+      return { structured: { success: true as const, path: relative, frontmatter } };
     },
   });
 }

@@ -31,15 +31,23 @@ function jsonSafe(value: unknown): unknown {
   );
 }
 
-function parseYaml(block: string): Record<string, unknown> {
-  let data: unknown;
+/** The YAML of a frontmatter block as it reads: a mapping, or whatever else it holds (a string, a list). */
+function parseYamlValue(block: string): unknown {
   try {
     // Passing options disables gray-matter's cache, whose shared objects must not be mutated.
-    data = matter(block.replace(/^\uFEFF/, ''), {}).data;
+    return matter(block.replace(/^\uFEFF/, ''), {}).data;
   } catch (err) {
     throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
   }
-  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
+function isMapping(data: unknown): data is Record<string, unknown> {
+  return data !== null && typeof data === 'object' && !Array.isArray(data);
+}
+
+function parseYaml(block: string): Record<string, unknown> {
+  const data = parseYamlValue(block);
+  return isMapping(data) ? data : {};
 }
 
 /** Splits a note into frontmatter and body. Broken YAML never fails a reader: it gets `frontmatterError`. */
@@ -103,9 +111,18 @@ function loadYaml(text: string): unknown {
   return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, {}).data;
 }
 
+/** gray-matter's YAML engine (js-yaml's safeDump), from the copy of js-yaml gray-matter parses with. */
+function yamlEngine(): { stringify(data: object): string } {
+  return (matter as unknown as { engines: { yaml: { stringify(data: object): string } } }).engines.yaml;
+}
+
 /** `key: value` as YAML ending in `eol`; characters js-yaml 3 would escape (\U0001F600) are written as they are. */
 function dumpEntry(key: string, value: unknown, eol: string): string {
-  const yaml = matter.stringify('', { [key]: value }).replace(/^---\n/, '').replace(/---\n\n?$/, '');
+  let yaml = yamlEngine().stringify({ [key]: value });
+  // js-yaml writes a string ending in blank lines as a `|+` block scalar, which keeps its line breaks only when
+  // something follows it: the frontmatter block's end takes the last one. Written double-quoted, it reads back.
+  const head = yamlEngine().stringify({ [key]: null });
+  if (typeof value === 'string' && value.endsWith('\n\n') && head.endsWith(': null\n')) yaml = `${head.slice(0, -'null\n'.length)}${JSON.stringify(value)}\n`;
   const readable = yaml.replace(/(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})/g, (_, slashes: string, hex: string) => slashes + String.fromCodePoint(parseInt(hex, 16)));
   return readable.replace(/\r?\n/g, eol);
 }
@@ -171,8 +188,18 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
   const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
   const block = FRONTMATTER_BLOCK.exec(text);
   const body = block ? text.slice(block[0].length) : text.slice(bom.length);
-  // Broken YAML is refused here only (parseYaml throws): rewriting it would lose what the user wrote.
-  const merged: Record<string, unknown> = block ? { ...parseYaml(block[0]) } : {};
+  // Broken YAML is refused here only (parseYamlValue throws): rewriting it would lose what the user wrote. So is
+  // a block that reads as something other than keys (`title - x`, a list, a note opening with a `---` rule and a
+  // paragraph before the next one): there is no key to keep, and writing keys over it would lose that text.
+  const existing = block ? parseYamlValue(block[0]) : null;
+  if (existing !== null && existing !== undefined && !isMapping(existing)) {
+    throw new NotesError(
+      'INVALID_ARGUMENT',
+      `The note begins with a \`---\` block that is not a list of \`key: value\` entries (it reads as ${Array.isArray(existing) ? 'a list' : `a ${typeof existing}`}), so it has no frontmatter keys to merge with; writing keys over it would lose that text. Nothing was changed; fix the block in the editor.`,
+    );
+  }
+  // No prototype: a key such as __proto__ or constructor is a key like any other.
+  const merged: Record<string, unknown> = Object.assign(Object.create(null), existing ?? {});
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
     else merged[key] = value;
@@ -188,7 +215,7 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
     if (!parts) return '';
     const written = new Set(parts.entries.map((e) => e.key));
     const entry = (e: Entry): string => {
-      if (!(e.key in patch)) return e.raw.endsWith('\n') ? e.raw : e.raw + eol;
+      if (!Object.hasOwn(patch, e.key)) return e.raw.endsWith('\n') ? e.raw : e.raw + eol;
       // Removed: only the lines after it stay.
       if (patch[e.key] === null) return splitTrailing(e.raw, blankLines).trailing;
       return replaceEntry(e.raw, e.key, patch[e.key], eol, blankLines);

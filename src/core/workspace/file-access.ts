@@ -5,7 +5,7 @@ import path from 'node:path';
 import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { createPathFilter, pathListed } from './listing';
-import type { PathGuard } from './path-guard';
+import type { GuardedPath, PathGuard } from './path-guard';
 
 export interface FileAccessLimits {
   maxFileSize: number;
@@ -190,6 +190,30 @@ function completeUtf8(buf: Buffer): Buffer {
   return start + utf8Length(buf[start]) > buf.length ? buf.subarray(0, start) : buf;
 }
 
+/**
+ * Writes and read-modify-writes of one file (by where it leads) run one at a time, in this process: an update
+ * reads the text the write before it left. Shared by every FileAccess, since settings changes make new ones.
+ */
+const fileQueues = new Map<string, Promise<unknown>>();
+
+async function oneAtATime<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const before = fileQueues.get(file) ?? Promise.resolve();
+  const run = before.then(work, work);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  fileQueues.set(file, settled);
+  try {
+    return await run;
+  } finally {
+    if (fileQueues.get(file) === settled) fileQueues.delete(file);
+  }
+}
+
+/** Decodes UTF-8 and refuses invalid bytes; keeps a byte-order mark, as Buffer#toString does. */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export class FileAccess {
   private readonly excludedBy: (relative: string) => string | undefined;
 
@@ -206,6 +230,20 @@ export class FileAccess {
     const pattern = this.excludedBy(relative);
     if (pattern !== undefined) {
       throw new NotesError('ACCESS_DENIED', `"${relative}" matches files.excludePatterns (${pattern}); excluded files cannot be written or deleted.`, { path: relative });
+    }
+  }
+
+  /** The same for where `relative` leads through symbolic links (`target`, absolute): a link to .git is no way in. */
+  private checkTargetNotExcluded(relative: string, target: string): void {
+    const leads = this.guard.toRelative(target);
+    if (leads === relative) return;
+    const pattern = this.excludedBy(leads);
+    if (pattern !== undefined) {
+      throw new NotesError(
+        'ACCESS_DENIED',
+        `"${relative}" leads through a symbolic link to "${leads}", which matches files.excludePatterns (${pattern}); excluded files cannot be written or deleted.`,
+        { path: relative },
+      );
     }
   }
 
@@ -278,7 +316,7 @@ export class FileAccess {
   }
 
   /** Reads a whole text file for internal use (metadata, search, tasks). */
-  async readText(userPath: string): Promise<{ path: string; text: string }> {
+  async readText(userPath: string, opts: { strict?: boolean } = {}): Promise<{ path: string; text: string }> {
     const { absolute, relative } = await this.guard.resolve(userPath);
     const stat = await this.statFile(absolute, relative);
     if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
@@ -286,6 +324,13 @@ export class FileAccess {
     // The same test as read(): note tools on an image would otherwise analyse its bytes as text.
     if (bytes.subarray(0, 8192).includes(0)) {
       throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file, not a note; only text can be read.`, { path: relative });
+    }
+    if (opts.strict) {
+      try {
+        return { path: relative, text: strictUtf8.decode(bytes) };
+      } catch {
+        throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is not valid UTF-8 text; it cannot be changed without changing its other bytes too. Nothing was changed.`, { path: relative });
+      }
     }
     return { path: relative, text: bytes.toString('utf8') };
   }
@@ -314,13 +359,40 @@ export class FileAccess {
    * existing path; otherwise an existing file is replaced. Parent folders are created.
    */
   async write(userPath: string, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
-    const { absolute, relative } = await this.guard.resolve(userPath);
+    const guarded = await this.guard.resolve(userPath);
+    this.checkWriteTarget(guarded);
+    return oneAtATime(guarded.real, () => this.writeTo(guarded, content, opts));
+  }
+
+  /**
+   * Reads a note's text, changes it with `change` and writes the result, with no write of this server to the same
+   * file in between (see oneAtATime). The text must be valid UTF-8: a file that is not would come back with
+   * U+FFFD in place of its other bytes.
+   */
+  async update<T>(userPath: string, change: (text: string, relative: string) => { text: string; result: T }): Promise<{ path: string; result: T }> {
+    const guarded = await this.guard.resolve(userPath);
+    this.checkWriteTarget(guarded);
+    return oneAtATime(guarded.real, async () => {
+      const { path: relative, text } = await this.readText(userPath, { strict: true });
+      const changed = change(text, relative);
+      await this.writeTo(guarded, changed.text, { exclusive: false });
+      return { path: relative, result: changed.result };
+    });
+  }
+
+  private checkWriteTarget({ relative, real }: GuardedPath): void {
     if (relative === '') throw new NotesError('NOT_A_FILE', 'The workspace folder itself cannot be written as a file.');
     this.checkNotExcluded(relative);
+    this.checkTargetNotExcluded(relative, real);
+  }
+
+  /** Writes where the path leads: a symbolic link inside the workspace is written through, not replaced. */
+  private async writeTo({ relative, real }: GuardedPath, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
     const bytes = this.checkWritable(relative, content);
+    if (this.guard.toRelative(real) !== relative) this.checkWritable(this.guard.toRelative(real), content);
     let mode: number | undefined;
     try {
-      const stat = await fs.stat(absolute);
+      const stat = await fs.stat(real);
       if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative}" is a folder, not a file.`, { path: relative });
       mode = stat.mode & 0o7777;
     } catch (err) {
@@ -330,10 +402,10 @@ export class FileAccess {
     const existed = mode !== undefined;
     if (existed && opts.exclusive) throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
     try {
-      await fs.mkdir(path.dirname(absolute), { recursive: true });
-      await removeStaleTemps(path.dirname(absolute));
-      if (opts.exclusive) await createExclusive(absolute, relative, content);
-      else await replaceAtomic(absolute, content, mode);
+      await fs.mkdir(path.dirname(real), { recursive: true });
+      await removeStaleTemps(path.dirname(real));
+      if (opts.exclusive) await createExclusive(real, relative, content);
+      else await replaceAtomic(real, content, mode);
     } catch (err) {
       if (err instanceof NotesError) throw err;
       mapFsError(err, relative);
@@ -341,22 +413,27 @@ export class FileAccess {
     return { path: relative, bytes, created: !existed };
   }
 
-  /** Deletes a file (never a folder). */
+  /** Deletes a file (never a folder); a symbolic link is removed itself, not what it leads to. */
   async delete(userPath: string): Promise<{ path: string; size: number }> {
-    const { absolute, relative } = await this.guard.resolve(userPath);
+    const guarded = await this.guard.resolve(userPath);
+    const { relative } = guarded;
     this.checkNotExcluded(relative);
-    let stat;
-    try {
-      stat = await fs.lstat(absolute);
-    } catch (err) {
-      if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
-      mapFsError(err, relative);
-    }
-    if (stat.isDirectory()) {
-      throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder; delete_file removes files only.`, { path: relative });
-    }
-    await fs.unlink(absolute).catch((err: unknown) => mapFsError(err, relative));
-    return { path: relative, size: stat.size };
+    const entry = await this.guard.entryOf(guarded, userPath);
+    this.checkTargetNotExcluded(relative, entry);
+    return oneAtATime(guarded.real, async () => {
+      let stat;
+      try {
+        stat = await fs.lstat(entry);
+      } catch (err) {
+        if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+        mapFsError(err, relative);
+      }
+      if (stat.isDirectory()) {
+        throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder; delete_file removes files only.`, { path: relative });
+      }
+      await fs.unlink(entry).catch((err: unknown) => mapFsError(err, relative));
+      return { path: relative, size: stat.size };
+    });
   }
 
   async stat(userPath: string) {

@@ -8,6 +8,11 @@ export interface GuardedPath {
   absolute: string;
   /** Workspace-relative POSIX path ("" for the root itself). */
   relative: string;
+  /**
+   * Where the path leads, symbolic links followed (of its nearest existing parent, with the missing names after it,
+   * when it does not exist): inside the workspace's real path. Writes go there, so a link is written through.
+   */
+  real: string;
 }
 
 /** The path flavour to reason with: `path.posix` or `path.win32` (injectable so Windows rules are testable anywhere). */
@@ -116,7 +121,18 @@ export class PathGuard {
     const absolute = relative === '' ? this.realRoot : path.join(this.realRoot, relative);
     const real = await this.realPathOfNearest(absolute, input);
     if (!isInside(this.realRoot, real)) throw outside(input, this.root, 'it leads through a symbolic link');
-    return { absolute, relative: relative.split(path.sep).join('/') };
+    return { absolute, relative: relative.split(path.sep).join('/'), real };
+  }
+
+  /**
+   * The entry `guarded` names itself, its folders' symbolic links followed but not its own (what unlink removes),
+   * refused when that folder is outside the workspace (a link out whose entry links back in).
+   */
+  async entryOf(guarded: GuardedPath, input: string): Promise<string> {
+    if (guarded.relative === '') return this.realRoot;
+    const folder = await this.realPathOfNearest(path.dirname(guarded.absolute), input);
+    if (!isInside(this.realRoot, folder)) throw outside(input, this.root, 'its folder leads through a symbolic link');
+    return path.join(folder, path.basename(guarded.absolute));
   }
 
   /** Workspace-relative POSIX form of an absolute path inside the workspace. */

@@ -51,4 +51,35 @@ describe('files.excludePatterns guard', () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   });
+  it('refuses writes and deletes that reach an excluded folder through a symbolic link, and changes nothing there', async () => {
+    const h = await startServer({ config: { security: { validateFileTypes: false } } });
+    try {
+      const git = path.join(h.workspace, '.git');
+      fs.mkdirSync(path.join(git, 'hooks'), { recursive: true });
+      fs.writeFileSync(path.join(git, 'HEAD'), 'ref: refs/heads/main\n');
+      fs.mkdirSync(path.join(h.workspace, 'node_modules', 'pkg'), { recursive: true });
+      fs.writeFileSync(path.join(h.workspace, 'node_modules', 'pkg', 'package.json'), '{}');
+      fs.symlinkSync('.git', path.join(h.workspace, 'gitlink'));
+      fs.symlinkSync('node_modules', path.join(h.workspace, 'nm'));
+      fs.symlinkSync('.git/HEAD', path.join(h.workspace, 'head.md'));
+      const refused = /leads through a symbolic link to "(\.git|node_modules)\/[^"]*", which matches files\.excludePatterns/;
+      assert.match(await callError(h.client, 'write_file', { path: 'gitlink/hooks/pre-commit', content: '#!/bin/sh\n' }), refused);
+      assert.match(await callError(h.client, 'create_file', { path: 'gitlink/notes.md', content: 'x' }), refused);
+      assert.match(await callError(h.client, 'delete_file', { path: 'gitlink/HEAD' }), refused);
+      assert.match(await callError(h.client, 'write_file', { path: 'nm/pkg/package.json', content: 'x' }), refused);
+      assert.match(await callError(h.client, 'write_file', { path: 'head.md', content: 'x' }), refused);
+      assert.match(await callError(h.client, 'update_note_metadata', { path: 'head.md', metadata: { a: 1 } }), refused);
+      assert.match(await callError(h.client, 'create_note', { title: 'Hook', folder: 'gitlink/hooks' }), refused);
+      assert.deepEqual(fs.readdirSync(path.join(git, 'hooks')), []);
+      assert.deepEqual(fs.readdirSync(git).sort(), ['HEAD', 'hooks']);
+      assert.equal(fs.readFileSync(path.join(git, 'HEAD'), 'utf8'), 'ref: refs/heads/main\n');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'node_modules', 'pkg', 'package.json'), 'utf8'), '{}');
+      // The link itself is not excluded: deleting it removes the link, not what it leads to.
+      await callOk(h.client, 'delete_file', { path: 'head.md' });
+      assert.equal(fs.existsSync(path.join(h.workspace, 'head.md')), false);
+      assert.equal(fs.readFileSync(path.join(git, 'HEAD'), 'utf8'), 'ref: refs/heads/main\n');
+    } finally {
+      await h.close();
+    }
+  });
 });

@@ -122,6 +122,45 @@ describe('MCP file tools', () => {
     assert.match(await callError(h.client, 'delete_file', { path: 'gone.md' }), /File not found/);
   });
 
+  it('writes through a symbolic link inside the workspace: the note it leads to changes and the link stays', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'real-note.md'), 'old\n');
+    fs.symlinkSync('real-note.md', path.join(h.workspace, 'alias.md'));
+    assert.deepEqual(await callOk(h.client, 'write_file', { path: 'alias.md', content: 'new text\n' }), {
+      success: true,
+      path: 'alias.md',
+      bytes: 9,
+      created: false,
+    });
+    assert.ok(fs.lstatSync(path.join(h.workspace, 'alias.md')).isSymbolicLink(), 'alias.md is still a link');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'real-note.md'), 'utf8'), 'new text\n');
+    await callOk(h.client, 'update_note_metadata', { path: 'alias.md', metadata: { status: 'done' } });
+    assert.ok(fs.lstatSync(path.join(h.workspace, 'alias.md')).isSymbolicLink(), 'still a link after update_note_metadata');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'real-note.md'), 'utf8'), '---\nstatus: done\n---\nnew text\n');
+    // A dangling link inside the workspace: creating it creates the note it names.
+    fs.symlinkSync('to-be.md', path.join(h.workspace, 'pending.md'));
+    await callOk(h.client, 'create_file', { path: 'pending.md', content: 'born\n' });
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'to-be.md'), 'utf8'), 'born\n');
+    assert.ok(fs.lstatSync(path.join(h.workspace, 'pending.md')).isSymbolicLink());
+  });
+
+  it('never changes a file outside the workspace through a folder link that leads out and a link back in', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-outside-'));
+    try {
+      fs.writeFileSync(path.join(h.workspace, 'inside.md'), 'inside\n');
+      fs.symlinkSync(path.join(h.workspace, 'inside.md'), path.join(outside, 'back.md'));
+      fs.symlinkSync(outside, path.join(h.workspace, 'outlink'));
+      assert.match(await callError(h.client, 'delete_file', { path: 'outlink/back.md' }), /outside the workspace \(its folder leads through a symbolic link\)/);
+      assert.ok(fs.lstatSync(path.join(outside, 'back.md')).isSymbolicLink(), 'the link outside is still there');
+      // A write goes where the path leads, inside; the link outside is left as it was.
+      await callOk(h.client, 'write_file', { path: 'outlink/back.md', content: 'changed\n' });
+      assert.ok(fs.lstatSync(path.join(outside, 'back.md')).isSymbolicLink(), 'the link outside was not replaced');
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'inside.md'), 'utf8'), 'changed\n');
+    } finally {
+      fs.rmSync(path.join(h.workspace, 'outlink'), { force: true });
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
   it('rejects arguments of the wrong type with a clear message, and keeps serving', async () => {
     const result = await call(h.client, 'read_file', { path: 42 });
     assert.equal(result.isError, true);

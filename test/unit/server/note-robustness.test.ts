@@ -175,6 +175,93 @@ describe('wikilinks to names with dots', () => {
   });
 });
 
+describe('update_note_metadata on notes it must not damage', () => {
+  it('updates sent together each keep their keys: every one is merged into what the one before wrote', async () => {
+    const h = await startServer();
+    try {
+      const file = path.join(h.workspace, 'busy.md');
+      fs.writeFileSync(file, '---\ntitle: A\n---\nBody\n');
+      const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
+      const answers = await Promise.all(keys.map((k, i) => callOk(h.client, 'update_note_metadata', { path: 'busy.md', metadata: { [k]: i } })));
+      assert.equal(answers.length, 20);
+      const expected = Object.fromEntries([['title', 'A'], ...keys.map((k, i) => [k, i])]);
+      const meta = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'get_note_metadata', { path: 'busy.md' });
+      assert.deepEqual(meta.frontmatter, expected);
+      assert.ok(fs.readFileSync(file, 'utf8').endsWith('---\nBody\n'));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('refuses a `---` block that is not keys (a paragraph between rules, a list, a typo) and leaves the note as it was', async () => {
+    const h = await startServer();
+    try {
+      const notes = {
+        'typo.md': '---\ntitle - My note\n---\nBody text\n',
+        'rules.md': '---\n\nIntro paragraph that matters\n\n---\n\nBody\n',
+        'list.md': '---\n- one\n- two\n---\nBody\n',
+      };
+      for (const [name, text] of Object.entries(notes)) {
+        fs.writeFileSync(path.join(h.workspace, name), text);
+        assert.match(
+          await callError(h.client, 'update_note_metadata', { path: name, metadata: { status: 'done' } }),
+          /begins with a `---` block that is not a list of `key: value` entries \(it reads as a (string|list)\).*Nothing was changed/,
+        );
+        assert.equal(fs.readFileSync(path.join(h.workspace, name), 'utf8'), text);
+      }
+      // An empty block is frontmatter with no keys yet.
+      fs.writeFileSync(path.join(h.workspace, 'empty.md'), '---\n---\nBody\n');
+      await callOk(h.client, 'update_note_metadata', { path: 'empty.md', metadata: { status: 'done' } });
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'empty.md'), 'utf8'), '---\nstatus: done\n---\nBody\n');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('refuses a note that is not valid UTF-8 rather than replace its other bytes, and leaves it as it was', async () => {
+    const h = await startServer();
+    try {
+      const bytes = Buffer.concat([Buffer.from('---\ntitle: A\n---\nCaf'), Buffer.from([0xe9]), Buffer.from(' au lait\n')]);
+      fs.writeFileSync(path.join(h.workspace, 'latin1.md'), bytes);
+      assert.match(await callError(h.client, 'update_note_metadata', { path: 'latin1.md', metadata: { status: 'done' } }), /"latin1\.md" is not valid UTF-8 text.*Nothing was changed/);
+      assert.ok(fs.readFileSync(path.join(h.workspace, 'latin1.md')).equals(bytes));
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('keys named like built-in properties (constructor, toString, valueOf) are keys like any other', async () => {
+    const h = await startServer();
+    try {
+      fs.writeFileSync(path.join(h.workspace, 'proto.md'), '---\nconstructor: Foo\ntoString: bar\n---\nBody\n');
+      const r = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'update_note_metadata', { path: 'proto.md', metadata: { status: 'done', valueOf: 3 } });
+      assert.deepEqual(r.frontmatter, { constructor: 'Foo', toString: 'bar', status: 'done', valueOf: 3 });
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'proto.md'), 'utf8'), '---\nconstructor: Foo\ntoString: bar\nstatus: done\nvalueOf: 3\n---\nBody\n');
+      await callOk(h.client, 'update_note_metadata', { path: 'proto.md', metadata: { constructor: null } });
+      const meta = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'get_note_metadata', { path: 'proto.md' });
+      assert.deepEqual(meta.frontmatter, { toString: 'bar', status: 'done', valueOf: 3 });
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('a string ending in blank lines reads back the same, first, last or alone in the frontmatter', async () => {
+    const h = await startServer();
+    try {
+      const value = 'line one\nline two\n\n';
+      for (const [name, text] of [['new.md', '---\ntitle: A\n---\nBody\n'], ['none.md', 'Body\n'], ['first.md', '---\nnotes: x\ntitle: A\n---\nBody\n']]) {
+        fs.writeFileSync(path.join(h.workspace, name), text);
+        await callOk(h.client, 'update_note_metadata', { path: name, metadata: { notes: value } });
+        const meta = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'get_note_metadata', { path: name });
+        assert.equal(meta.frontmatter.notes, value, name);
+        assert.ok(fs.readFileSync(path.join(h.workspace, name), 'utf8').endsWith('---\nBody\n'), name);
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('update_note_metadata keeps what it does not touch', () => {
   it('untouched entries stay as written (dates, emoji, quotes, comments), the BOM stays, line ends follow the frontmatter', async () => {
     const h = await startServer();
