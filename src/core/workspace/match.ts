@@ -26,8 +26,12 @@ export function matchLines(text: string, source: string, flags: string, limit: n
     if (!m || m[0] === '') return; // an empty match says nothing useful about a line
     let content = line;
     if (content.length > 400) {
-      const start = Math.max(0, m.index - 150);
-      content = (start > 0 ? '…' : '') + line.slice(start, start + 400) + (start + 400 < line.length ? '…' : '');
+      // Cut between whole characters: never between the two halves of a surrogate pair (an emoji).
+      let start = Math.max(0, m.index - 150);
+      if (start > 0 && (line.charCodeAt(start) & 0xfc00) === 0xdc00) start--;
+      let end = Math.min(line.length, start + 400);
+      if (end < line.length && (line.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      content = (start > 0 ? '…' : '') + line.slice(start, end) + (end < line.length ? '…' : '');
     }
     // A match is clipped too (a pattern such as `.*` can match a whole line of megabytes).
     let matched = m[0];

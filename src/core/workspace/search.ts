@@ -81,6 +81,55 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+let legacyWord: string | undefined;
+
+/**
+ * `[\p{L}\p{N}_]` (a letter, a digit or `_`, of any script) for a pattern compiled without the u flag, where `\p`
+ * does not exist and a character beyond U+FFFF is two code units: a class of the letters and digits up to U+FFFF,
+ * or a surrogate pair of one beyond. Made from the u flag's own answer the first time it is needed (a few ms).
+ */
+export function legacyWordCharacter(): string {
+  if (legacyWord !== undefined) return legacyWord;
+  const isWord = /^[\p{L}\p{N}_]$/u;
+  const hex = (n: number) => `\\u${n.toString(16).toUpperCase().padStart(4, '0')}`;
+  const ranges = (units: number[]): string => {
+    let out = '';
+    for (let i = 0; i < units.length; ) {
+      let j = i;
+      while (j + 1 < units.length && units[j + 1] === units[j] + 1) j++;
+      out += j === i ? hex(units[i]) : `${hex(units[i])}-${hex(units[j])}`;
+      i = j + 1;
+    }
+    return `[${out}]`;
+  };
+  const bmp: number[] = [];
+  const lows = new Map<number, number[]>();
+  // Letters and digits end at plane 3 (planes 4 to 13 are unassigned, 14 to 16 hold none).
+  for (let cp = 0; cp < 0x40000; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const text = String.fromCodePoint(cp);
+    if (!isWord.test(text)) continue;
+    if (cp <= 0xffff) bmp.push(cp);
+    else {
+      const high = text.charCodeAt(0);
+      if (!lows.has(high)) lows.set(high, []);
+      lows.get(high)!.push(text.charCodeAt(1));
+    }
+  }
+  // High surrogates in a row whose low surrogates are the same (the CJK planes) share one alternative.
+  const pairs: string[] = [];
+  const highs = [...lows.keys()];
+  for (let i = 0; i < highs.length; ) {
+    const low = ranges(lows.get(highs[i])!);
+    let j = i;
+    while (j + 1 < highs.length && highs[j + 1] === highs[j] + 1 && ranges(lows.get(highs[j + 1])!) === low) j++;
+    pairs.push(`${j === i ? hex(highs[i]) : `[${hex(highs[i])}-${hex(highs[j])}]`}${low}`);
+    i = j + 1;
+  }
+  legacyWord = `(?:${ranges(bmp)}|${pairs.join('|')})`;
+  return legacyWord;
+}
+
 /** Queries compiled already: a search compiles its query in several places (the parse for required text included). */
 const compiledQueries = new WeakMap<SearchQuery, CompiledQuery>();
 
@@ -96,14 +145,16 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
 
 function compileNew(q: SearchQuery): CompiledQuery {
   if (q.query.length === 0) throw new NotesError('INVALID_ARGUMENT', 'The search query is empty.');
-  let source = q.regex ? q.query : escapeRegExp(q.query);
-  if (q.wholeWord) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
+  const pattern = q.regex ? q.query : escapeRegExp(q.query);
   const base = q.caseSensitive ? '' : 'i';
   // A user's negative lookaround can see across line ends in the whole text (the whole-word guards cannot: they
   // test for letters), so such patterns go line by line.
   const wholeText = !q.regex || !/\(\?<?!/.test(q.query);
-  // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still work.
+  // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still
+  // work, with a guard spelled without \p (which legacy syntax does not have).
   for (const flags of [`${base}u`, base]) {
+    const word = flags.includes('u') ? '[\\p{L}\\p{N}_]' : legacyWordCharacter();
+    const source = q.wholeWord ? `(?<!${word})(?:${pattern})(?!${word})` : pattern;
     try {
       new RegExp(source, flags);
       const required = requiredTexts(q.query, q.regex, source, flags);

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compileQuery, ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+import { compileQuery, legacyWordCharacter, ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
 
 describe('workspace search core', () => {
   let root: string;
@@ -62,5 +62,58 @@ describe('workspace search core', () => {
     assert.throws(() => compileQuery({ ...base, query: '' }), /empty/);
     // A pattern valid only outside Unicode mode still works.
     assert.equal(compileQuery({ ...base, query: '\\-', regex: true }).flags, 'i');
+  });
+});
+
+describe('workspace search core: patterns that compile only without the u flag, and clipped lines', () => {
+  let root: string;
+  let search: ScanSearch;
+  const base: SearchQuery = { query: '', caseSensitive: true, regex: true, wholeWord: true, maxResults: 100 };
+  const files: Record<string, string> = {
+    'a.md': 'xfoo-bar\nfoo-barx\nfoo-bar ok\né foo-baré\npfoo-bar\n𝐀foo-bar\n😀foo-bar😀\n',
+    'emoji.md': `${'😀'.repeat(300)}xneedle${'😀'.repeat(300)}\n`,
+  };
+
+  before(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-search-legacy-'));
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
+    search = new ScanSearch({ root, files: { listFiles: async () => Object.keys(files).sort(), fileExtension: '.md' }, maxFileSize: 1e6 });
+  });
+  after(() => {
+    search.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('search.wholeWord holds for a regex that is only valid without the u flag (`\\-` is refused in Unicode mode)', async () => {
+    assert.equal(compileQuery({ ...base, query: 'foo\\-bar' }).flags, '', 'compiled without u');
+    const r = await search.search({ ...base, query: 'foo\\-bar' });
+    // Letters of any script (é, the astral 𝐀) and _ touch the word; an emoji or a space does not.
+    assert.deepEqual(
+      r.results.map((i) => [i.line, i.content]),
+      [
+        [3, 'foo-bar ok'],
+        [7, '😀foo-bar😀'],
+      ],
+    );
+  });
+
+  it('the guard without the u flag calls exactly the letters, digits and _ of every plane word characters', () => {
+    const legacy = new RegExp(`^${legacyWordCharacter()}$`);
+    const unicode = /^[\p{L}\p{N}_]$/u;
+    const differ: string[] = [];
+    for (let cp = 0; cp < 0x110000; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const text = String.fromCodePoint(cp);
+      if (legacy.test(text) !== unicode.test(text)) differ.push(cp.toString(16));
+    }
+    assert.deepEqual(differ, []);
+  });
+
+  it('clips a long line between whole characters, never between the halves of an emoji', async () => {
+    const r = await search.search({ ...base, query: 'needle', regex: false, wholeWord: false });
+    const content = r.results[0].content;
+    assert.ok(content.startsWith('…') && content.endsWith('…') && content.includes('xneedle'), content);
+    assert.ok(!/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(content), 'no lone surrogate');
+    assert.ok(content.length <= 402, String(content.length));
   });
 });
