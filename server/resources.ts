@@ -21,6 +21,15 @@ export function noteUri(relative: string): string {
   return NOTE_URI_PREFIX + relative.split('/').map(encodeURIComponent).join('/');
 }
 
+/** A percent-encoded part of a resource URI, decoded; a malformed escape (`%ZZ`) is the client's error. */
+function decodePart(raw: string, uri: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new ProtocolError(ProtocolErrorCode.invalidParams, `Invalid resource URI ${uri}: "${raw}" holds a malformed percent-escape.`, { uri });
+  }
+}
+
 function json(uri: string, value: unknown): ReadResourceResult {
   return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
 }
@@ -139,7 +148,7 @@ export function registerResources(ctx: NotesContext): Disposable {
       mimeType: 'application/json',
     },
     async (uri, variables) => {
-      const key = decodeURIComponent(String(variables.key));
+      const key = decodePart(String(variables.key), uri.href);
       const { found, value } = lookup(redactedConfig(ctx), key);
       if (!found) {
         throw new ProtocolError(ProtocolErrorCode.invalidParams, `Unknown configuration key "${key}". Top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri: uri.href });
@@ -174,7 +183,7 @@ export function registerResources(ctx: NotesContext): Disposable {
       mimeType: 'application/json',
     },
     async (uri, variables) => {
-      const name = decodeURIComponent(String(variables.name));
+      const name = decodePart(String(variables.name), uri.href);
       // No plugin host runs in this process yet: every plugin is honestly reported as not installed.
       return json(uri.href, {
         name,

@@ -188,6 +188,11 @@ export class HardenedStdioTransport implements Transport {
       this.options.log('info', `dropped a late reply to request ${JSON.stringify(id)}: it timed out or was cancelled`);
       return;
     }
+    // The SDK's own McpError writes "MCP error <code>: " into its message, and the client's McpError adds it again.
+    if ('error' in message) {
+      const prefix = `MCP error ${message.error.code}: `;
+      if (message.error.message.startsWith(prefix)) message = { ...message, error: { ...message.error, message: message.error.message.slice(prefix.length) } };
+    }
     // Serialised and encoded once: the bytes measured against the limit are the bytes written.
     let line = encodeParts(message);
     let size = -1;
@@ -501,13 +506,24 @@ function invalidParams(method: string, params: unknown): JsonRpcErrorBody | unde
   const schema = REQUEST_SCHEMAS.get(method as never);
   if (!schema) return undefined;
   const parsed = schema.safeParse({ method, ...(params === undefined ? {} : { params }) });
-  if (parsed.success) return undefined;
-  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  const issues = parsed.success ? uriIssues(params) : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  if (issues.length === 0) return undefined;
   return {
     code: ErrorCode.InvalidParams,
     message: `Invalid params for ${method}: ${issues.join('; ')}`,
     data: { details: issues.join('; '), issues },
   };
+}
+
+/** Longest resource URI accepted (a note path of 4 096 bytes, each percent-encoded, is 12 288 characters). */
+const MAX_URI_CHARS = 65_536;
+
+/** Problems with a `uri` parameter (resources/read, subscribe, unsubscribe) that the schema, a plain string, lets by. */
+function uriIssues(params: unknown): string[] {
+  const uri = isPlainObject(params) ? params.uri : undefined;
+  if (typeof uri !== 'string') return [];
+  if (uri.length > MAX_URI_CHARS) return [`uri: ${uri.length} characters, over the limit of ${MAX_URI_CHARS}`];
+  return URL.canParse(uri) ? [] : [`uri: "${uri.length > 200 ? `${uri.slice(0, 200)}…` : uri}" is not a valid URI`];
 }
 
 function describeInvalid(value: unknown): string {

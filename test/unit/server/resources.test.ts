@@ -121,6 +121,17 @@ describe('MCP resources', () => {
     await rejects(h.client, 'notesapp://config/editor.noSuchKey', /Unknown configuration key "editor.noSuchKey"/, -32602);
   });
 
+  it('answers a malformed resource URI with -32602 naming the problem, never an internal error, and keeps serving', async () => {
+    await rejects(h.client, 'notesapp://config/%ZZ', /^MCP error -32602: Invalid resource URI notesapp:\/\/config\/%ZZ: "%ZZ" holds a malformed percent-escape\.$/, -32602);
+    await rejects(h.client, 'notesapp://plugins/%E0%A4', /malformed percent-escape/, -32602);
+    await rejects(h.client, 'not a uri', /^MCP error -32602: Invalid params for resources\/read: uri: "not a uri" is not a valid URI$/, -32602);
+    await rejects(h.client, `notesapp://notes/${'a'.repeat(70_000)}.md`, /uri: 70020 characters, over the limit of 65536/, -32602);
+    await assert.rejects(h.client.subscribeResource({ uri: 'no uri at all' }), /-32602: Invalid params for resources\/subscribe: uri: "no uri at all" is not a valid URI/);
+    // Errors the SDK makes itself carry the code once.
+    await rejects(h.client, 'notesapp://nothing/x', /^MCP error -32602: Resource notesapp:\/\/nothing\/x not found$/, -32602);
+    assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents).theme, 'dark');
+  });
+
   it('reads the current theme', async () => {
     const theme = jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents);
     assert.equal(theme.theme, 'dark');
