@@ -316,8 +316,12 @@ export class FileAccess {
   }
 
   /** Reads a whole text file for internal use (metadata, search, tasks). */
-  async readText(userPath: string, opts: { strict?: boolean } = {}): Promise<{ path: string; text: string }> {
-    const { absolute, relative } = await this.guard.resolve(userPath);
+  async readText(userPath: string): Promise<{ path: string; text: string }> {
+    return this.readGuardedText(await this.guard.resolve(userPath), {});
+  }
+
+  /** readText of a path the guard resolved; `strict`: invalid UTF-8 is refused instead of read as U+FFFD. */
+  private async readGuardedText({ absolute, relative }: GuardedPath, opts: { strict?: boolean }): Promise<{ path: string; text: string }> {
     const stat = await this.statFile(absolute, relative);
     if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
     const bytes = await fs.readFile(absolute);
@@ -373,7 +377,7 @@ export class FileAccess {
     const guarded = await this.guard.resolve(userPath);
     this.checkWriteTarget(guarded);
     return oneAtATime(guarded.real, async () => {
-      const { path: relative, text } = await this.readText(userPath, { strict: true });
+      const { path: relative, text } = await this.readGuardedText(guarded, { strict: true });
       const changed = change(text, relative);
       await this.writeTo(guarded, changed.text, { exclusive: false });
       return { path: relative, result: changed.result };
@@ -389,7 +393,8 @@ export class FileAccess {
   /** Writes where the path leads: a symbolic link inside the workspace is written through, not replaced. */
   private async writeTo({ relative, real }: GuardedPath, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
     const bytes = this.checkWritable(relative, content);
-    if (this.guard.toRelative(real) !== relative) this.checkWritable(this.guard.toRelative(real), content);
+    const leads = this.guard.toRelative(real);
+    if (leads !== relative) this.checkWritable(leads, content);
     let mode: number | undefined;
     try {
       const stat = await fs.stat(real);
