@@ -121,8 +121,10 @@ function dumpEntry(key: string, value: unknown, eol: string): string {
   let yaml = yamlEngine().stringify({ [key]: value });
   // js-yaml writes a string ending in blank lines as a `|+` block scalar, which keeps its line breaks only when
   // something follows it: the frontmatter block's end takes the last one. Written double-quoted, it reads back.
-  const head = yamlEngine().stringify({ [key]: null });
-  if (typeof value === 'string' && value.endsWith('\n\n') && head.endsWith(': null\n')) yaml = `${head.slice(0, -'null\n'.length)}${JSON.stringify(value)}\n`;
+  if (typeof value === 'string' && value.endsWith('\n\n')) {
+    const head = yamlEngine().stringify({ [key]: null });
+    if (head.endsWith(': null\n')) yaml = `${head.slice(0, -'null\n'.length)}${JSON.stringify(value)}\n`;
+  }
   const readable = yaml.replace(/(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})/g, (_, slashes: string, hex: string) => slashes + String.fromCodePoint(parseInt(hex, 16)));
   return readable.replace(/\r?\n/g, eol);
 }

@@ -119,10 +119,11 @@ export function legacyWordCharacter(): string {
   // High surrogates in a row whose low surrogates are the same (the CJK planes) share one alternative.
   const pairs: string[] = [];
   const highs = [...lows.keys()];
+  const lowClasses = highs.map((high) => ranges(lows.get(high)!));
   for (let i = 0; i < highs.length; ) {
-    const low = ranges(lows.get(highs[i])!);
+    const low = lowClasses[i];
     let j = i;
-    while (j + 1 < highs.length && highs[j + 1] === highs[j] + 1 && ranges(lows.get(highs[j + 1])!) === low) j++;
+    while (j + 1 < highs.length && highs[j + 1] === highs[j] + 1 && lowClasses[j + 1] === low) j++;
     pairs.push(`${j === i ? hex(highs[i]) : `[${hex(highs[i])}-${hex(highs[j])}]`}${low}`);
     i = j + 1;
   }
