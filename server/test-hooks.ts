@@ -19,6 +19,11 @@ export function registerTestHooks(server: McpServer, log: LogFn): void {
     async ({ ms }, extra) => {
       const started = Date.now();
       await new Promise<void>((resolve, reject) => {
+        if (extra.signal.aborted) {
+          log('info', 'test hook: sleep aborted by its signal after 0 ms');
+          reject(new Error('aborted'));
+          return;
+        }
         const timer = setTimeout(resolve, ms);
         extra.signal.addEventListener(
           'abort',

@@ -8,6 +8,7 @@ import {
   JSONRPCMessageSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { isPlainObject } from '../src/core/config/merge';
 import { LineReader, type LineEvent } from './line-reader';
@@ -25,6 +26,23 @@ import type { LogFn } from './logger';
 import { STRUCTURED_PLACEHOLDER, takeStructuredJson, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
+
+/**
+ * What the SDK is told a request with id 0 is called. The SDK ignores a cancellation naming a falsy id, so a
+ * request with id 0 that timed out or was cancelled would run on, and its late reply would answer a new request
+ * that reuses id 0. The client never sees this id: replies carry 0 again.
+ */
+const ZERO_ID_ALIAS = `notesapp-request-0-${randomUUID()}`;
+
+/** The id the client gave a request, from the id the SDK knows it by (see ZERO_ID_ALIAS). */
+export function clientRequestId(id: RequestId): RequestId {
+  return id === ZERO_ID_ALIAS ? 0 : id;
+}
+
+/** The id the SDK knows a request by. */
+function sdkRequestId(id: RequestId): RequestId {
+  return id === 0 ? ZERO_ID_ALIAS : id;
+}
 
 const PAUSE_WRITES = 1024;
 const RESUME_WRITES = 256;
@@ -181,10 +199,11 @@ export class HardenedStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && !('method' in message) && message.id === ZERO_ID_ALIAS) message = { ...message, id: 0 };
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
     if (id !== undefined && !this.inFlight.has(id)) {
       // Its request was answered with a timeout error or cancelled: nothing more may be sent for it. (The SDK
-      // drops such replies itself, except for id 0, whose cancellation it ignores.)
+      // drops such replies itself; this is the guard should it not.)
       this.options.log('info', `dropped a late reply to request ${JSON.stringify(id)}: it timed out or was cancelled`);
       return;
     }
@@ -361,7 +380,7 @@ export class HardenedStdioTransport implements Transport {
       }
     }
     const cancelled = 'method' in message && message.method === 'notifications/cancelled' && this.forgetCancelled(message);
-    this.onmessage?.(message);
+    this.onmessage?.(toSdkIds(message));
     return cancelled;
   }
 
@@ -373,8 +392,7 @@ export class HardenedStdioTransport implements Transport {
     const parsed = CancelledNotificationSchema.safeParse(message);
     if (!parsed.success) return false;
     const id = parsed.data.params.requestId;
-    // The SDK ignores a cancellation naming id 0 (a falsy id); that request runs on and is answered.
-    if (!id) return false;
+    if (id === undefined) return false;
     const entry = this.inFlight.get(id);
     if (!entry) return false; // already answered, or never seen: nothing to do (MCP says ignore it)
     clearTimeout(entry.timer);
@@ -416,7 +434,7 @@ export class HardenedStdioTransport implements Transport {
     this.onmessage?.({
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
-      params: { requestId: id, reason: `timed out after ${this.options.limits.timeoutMs} ms` },
+      params: { requestId: sdkRequestId(id), reason: `timed out after ${this.options.limits.timeoutMs} ms` },
     });
     const response = errorResponse(id, timeoutError(this.options.limits, requestName(entry)));
     this.finish(id, response);
@@ -475,6 +493,17 @@ export class HardenedStdioTransport implements Transport {
     this.invalidCount = 0;
     this.lastInvalidLog = t;
   }
+}
+
+/** A request with id 0, or a cancellation naming it, as the SDK is to see it (see ZERO_ID_ALIAS). */
+function toSdkIds(message: JSONRPCMessage): JSONRPCMessage {
+  if ('method' in message) {
+    if ('id' in message && message.id === 0) return { ...message, id: ZERO_ID_ALIAS };
+    if (message.method === 'notifications/cancelled' && isPlainObject(message.params) && message.params.requestId === 0) {
+      return { ...message, params: { ...message.params, requestId: ZERO_ID_ALIAS } };
+    }
+  }
+  return message;
 }
 
 function errorResponse(id: RequestId | null, error: JsonRpcErrorBody): JSONRPCMessage {

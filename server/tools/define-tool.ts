@@ -4,6 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import { z } from 'zod';
 import { isNotesError } from '../../src/core/errors';
 import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
+import { clientRequestId } from '../transport';
 import { markStructuredJson, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
 
@@ -41,7 +42,7 @@ export function maxReplyBytes(ctx: NotesContext): number {
 
 /** maxReplyBytes less what the reply to this request echoes of it: its id, which the client chose. */
 export function replyBytesFor(ctx: NotesContext, extra: ToolExtra): number {
-  return maxReplyBytes(ctx) - Buffer.byteLength(JSON.stringify(extra.requestId ?? null));
+  return maxReplyBytes(ctx) - Buffer.byteLength(JSON.stringify(extra.requestId === undefined ? null : clientRequestId(extra.requestId)));
 }
 
 export function errorResult(message: string): CallToolResult {

@@ -204,17 +204,36 @@ describe('cancelled requests over real stdio', function () {
     assert.equal(timeoutLines.length, 1, `one timeout logged (id 3), none for the cancelled request:\n${server.stderr}`);
   });
 
-  it('drops a reply that comes after its timeout error and keeps no record of the request (id 0 is answered late by the SDK)', async () => {
-    server = new RawServer({ args: ['--timeout-ms', '300'], env: { NOTESAPP_TEST_HOOKS: '1' } });
+  it('stops a request with id 0 that timed out, so a new request reusing id 0 gets its own answer', async () => {
+    server = new RawServer({ args: ['--timeout-ms', '500'], env: { NOTESAPP_TEST_HOOKS: '1' } });
     await server.initialize();
-    server.send({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 700 } } });
+    server.send({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 900 } } });
     const first = await server.waitFor((m) => m.id === 0);
     assert.equal(first.error?.code, -32001);
-    await server.waitForStderr(/dropped a late reply to request 0: it timed out or was cancelled/);
+    // Reused at once: had the first request run on, its reply ("slept 900 ms", at 900 ms) would come while this
+    // one (until about 950 ms) is running, and be taken for this one's answer.
     const from = server.messages.length;
-    server.send({ jsonrpc: '2.0', id: 0, method: 'ping' });
-    assert.deepEqual((await server.waitFor((m) => m.id === 0, from)).result, {}, 'the id is free for a new request');
-    assert.equal(server.messages.filter((m) => m.id === 0).length, 2, 'the timeout error and the new ping reply, nothing else');
+    server.send({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 450 } } });
+    const second = await server.waitFor((m) => m.id === 0, from);
+    assert.deepEqual(second.result, { content: [{ type: 'text', text: 'slept 450 ms' }] });
+    await server.waitForStderr(/test hook: sleep aborted by its signal after \d+ ms/);
+    assert.doesNotMatch(server.stderr, /dropped a late reply/, 'the first request was stopped, not answered late');
+    assert.equal(server.messages.filter((m) => m.id === 0).length, 2, 'the timeout error and the new reply, nothing else');
+  });
+
+  it('cancels a request with id 0: no reply, its work stopped, the id free at once', async () => {
+    server = new RawServer({ env: { NOTESAPP_TEST_HOOKS: '1' } });
+    await server.initialize();
+    server.send({ jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: 'notesapp_test_sleep', arguments: { ms: 1500 } } });
+    server.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 0, reason: 'user pressed stop' } });
+    await server.waitForStderr(/test hook: sleep aborted by its signal after \d+ ms/);
+    await server.waitForStderr(/tools\/call notesapp_test_sleep cancelled by the client after \d+ ms: user pressed stop/);
+    const from = server.messages.length;
+    assert.deepEqual(await server.request(0, 'ping'), { jsonrpc: '2.0', id: 0, result: {} });
+    // Past the moment the sleep would have ended: still only the ping's reply for id 0.
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    assert.deepEqual(server.messages.slice(from).filter((m) => m.id === 0), [{ jsonrpc: '2.0', id: 0, result: {} }]);
+    assert.equal(server.messages.filter((m) => m.id === 0).length, 1, 'nothing was sent for the cancelled request');
   });
 
   it('ignores a cancellation for an id that is not running', async () => {
