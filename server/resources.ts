@@ -1,11 +1,24 @@
 // MCP resources (spec 2.3): notes, workspace info, configuration values, theme, plugins; completion and subscriptions.
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import {
+  ListResourcesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ListResourcesResult,
+  type ReadResourceResult,
+  type Resource,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import { isNotesError } from '../src/core/errors';
 import { watchFileContent, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
+import { firstAfter } from './tools/list-page';
 import { readNoteMetadata } from './tools/note';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 import { currentWorkspaceInfo } from './tools/workspace';
@@ -13,9 +26,24 @@ import { currentWorkspaceInfo } from './tools/workspace';
 export const NOTE_URI_PREFIX = 'notesapp://notes/';
 export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
 const THEME_URI = 'notesapp://theme/current';
+const CONFIG_URI_PREFIX = 'notesapp://config/';
 const COMPLETION_LIMIT = 100;
-/** resources/list names at most this many notes (sorted by path); completion and list_files reach the rest. */
-export const MAX_LISTED_NOTES = 2000;
+/** resources/list pages hold at most this many notes (sorted by path); `nextCursor` leads to the rest. */
+export const NOTES_PER_PAGE = 2000;
+
+/** URIs every resource of this server has, for the error naming an unknown one. */
+const RESOURCE_FORMS = `notesapp://notes/{path}, ${WORKSPACE_INFO_URI}, ${THEME_URI}, notesapp://config/{key}, notesapp://plugins/{name}`;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What resources/read and resources/list need of one registered resource (the SDK has its own copy of each). */
+interface ResourceEntry {
+  /** The variables of `uri` when it is this resource; undefined when it is not. */
+  match: (uri: string) => Variables | undefined;
+  read: (uri: URL, variables: Variables, extra: Extra) => Promise<ReadResourceResult>;
+  /** The resources it lists. */
+  list?: () => Promise<Resource[]>;
+}
 
 export function noteUri(relative: string): string {
   return NOTE_URI_PREFIX + relative.split('/').map(encodeURIComponent).join('/');
@@ -46,6 +74,10 @@ function redactedConfig(ctx: NotesContext): Record<string, unknown> {
 }
 
 /** Dotted keys for completion; it stops at plugins.settings.<plugin>, below which every value is redacted anyway. */
+function unknownConfigKey(ctx: NotesContext, key: string, uri: string): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.resourceNotFound, `Resource not found: ${uri}. Unknown configuration key "${key}"; top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri });
+}
+
 function configKeys(value: unknown, prefix = ''): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
   if (/^plugins\.settings\.[^.]+$/.test(prefix)) return [];
@@ -76,18 +108,35 @@ function pluginNames(ctx: NotesContext): string[] {
   return [...new Set([...ctx.config.plugins.enabled, ...Object.keys(ctx.config.plugins.settings)])].sort();
 }
 
+function noteResource(relative: string): Resource {
+  return { uri: noteUri(relative), name: relative, title: path.posix.basename(relative), mimeType: 'text/markdown' };
+}
+
 export function registerResources(ctx: NotesContext): Disposable {
   const { server } = ctx;
+  const entries: ResourceEntry[] = [];
+  /** Registers a resource with a fixed URI with the SDK (for its metadata) and with our read and list. */
+  const fixed = (name: string, uri: string, metadata: { title: string; description: string; mimeType: string }, read: (uri: URL) => Promise<ReadResourceResult>) => {
+    server.registerResource(name, uri, metadata, read);
+    entries.push({ match: (u) => (u === uri ? {} : undefined), read: (u) => read(u), list: async () => [{ uri, name, ...metadata }] });
+  };
+  /** Registers a resource template with the SDK (templates/list, completion) and with our read. */
+  const templated = (
+    name: string,
+    template: ResourceTemplate,
+    metadata: { title: string; description: string; mimeType: string },
+    read: (uri: URL, variables: Variables, extra: Extra) => Promise<ReadResourceResult>,
+    list?: () => Promise<Resource[]>,
+  ) => {
+    server.registerResource(name, template, metadata, read);
+    entries.push({ match: (u) => template.uriTemplate.match(u) ?? undefined, read, list: list && (async () => (await list()).map((r) => ({ ...metadata, ...r }))) });
+  };
 
-  server.registerResource(
+  templated(
     'note',
     new ResourceTemplate(`${NOTE_URI_PREFIX}{+path}`, {
-      // Capped so that resources/list stays far below the payload limit on very large workspaces.
-      list: async () => ({
-        resources: (await ctx.listNotes())
-          .slice(0, MAX_LISTED_NOTES)
-          .map((p) => ({ uri: noteUri(p), name: p, title: path.posix.basename(p), mimeType: 'text/markdown' })),
-      }),
+      // Listed by the paged resources/list below, not by the SDK's, which would list every note in one reply.
+      list: undefined,
       complete: { path: (value) => completeNotePath(ctx, value) },
     }),
     {
@@ -118,7 +167,7 @@ export function registerResources(ctx: NotesContext): Disposable {
     },
   );
 
-  server.registerResource(
+  fixed(
     'workspace-info',
     WORKSPACE_INFO_URI,
     { title: 'Workspace info', description: 'The workspace record {path, name, noteCount, size} and the workspace-related settings.', mimeType: 'application/json' },
@@ -129,12 +178,10 @@ export function registerResources(ctx: NotesContext): Disposable {
       }),
   );
 
-  server.registerResource(
+  templated(
     'config',
     new ResourceTemplate('notesapp://config/{key}', {
-      list: async () => ({
-        resources: Object.keys(ctx.config).map((k) => ({ uri: `notesapp://config/${k}`, name: `config ${k}`, mimeType: 'application/json' })),
-      }),
+      list: undefined,
       complete: {
         key: (value) =>
           configKeys(redactedConfig(ctx))
@@ -150,14 +197,13 @@ export function registerResources(ctx: NotesContext): Disposable {
     async (uri, variables) => {
       const key = decodePart(String(variables.key), uri.href);
       const { found, value } = lookup(redactedConfig(ctx), key);
-      if (!found) {
-        throw new ProtocolError(ProtocolErrorCode.invalidParams, `Unknown configuration key "${key}". Top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri: uri.href });
-      }
+      if (!found) throw unknownConfigKey(ctx, key, uri.href);
       return json(uri.href, { key, value });
     },
+    async () => Object.keys(ctx.config).map((k) => ({ uri: `notesapp://config/${k}`, name: `config ${k}`, mimeType: 'application/json' })),
   );
 
-  server.registerResource(
+  fixed(
     'theme',
     THEME_URI,
     { title: 'Current theme', description: 'The theme setting (light, dark, system or custom), the custom theme colors, and the editor fonts.', mimeType: 'application/json' },
@@ -171,10 +217,10 @@ export function registerResources(ctx: NotesContext): Disposable {
     },
   );
 
-  server.registerResource(
+  templated(
     'plugin',
     new ResourceTemplate('notesapp://plugins/{name}', {
-      list: async () => ({ resources: pluginNames(ctx).map((n) => ({ uri: `notesapp://plugins/${encodeURIComponent(n)}`, name: `plugin ${n}`, mimeType: 'application/json' })) }),
+      list: undefined,
       complete: { name: (value) => pluginNames(ctx).filter((n) => n.startsWith(value)) },
     }),
     {
@@ -193,9 +239,41 @@ export function registerResources(ctx: NotesContext): Disposable {
         settings: redactPluginSettings(ctx.config.plugins.settings)[name] ?? {},
       });
     },
+    async () => pluginNames(ctx).map((n) => ({ uri: `notesapp://plugins/${encodeURIComponent(n)}`, name: `plugin ${n}`, mimeType: 'application/json' })),
   );
 
+  registerReadAndList(ctx, entries);
   return registerSubscriptions(ctx);
+}
+
+/**
+ * resources/read and resources/list in place of the SDK's (set when the first resource was registered): a URI
+ * that is none of our resources answers MCP's -32002 "Resource not found" (the SDK answers -32602), and the list
+ * comes in pages, the other resources first and then the notes, NOTES_PER_PAGE at a time, each page's
+ * `nextCursor` the path of its last note (the SDK's lists everything in one reply, which for 50 000 notes is
+ * megabytes). A note created or deleted between pages neither shifts nor repeats the others.
+ */
+function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void {
+  const { server } = ctx;
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const uri = new URL(request.params.uri);
+    const href = uri.toString();
+    for (const entry of entries) {
+      const variables = entry.match(href);
+      if (variables) return entry.read(uri, variables, extra);
+    }
+    throw new ProtocolError(ProtocolErrorCode.resourceNotFound, `Resource not found: ${href}. This server's resources: ${RESOURCE_FORMS}.`, { uri: href });
+  });
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request): Promise<ListResourcesResult> => {
+    const cursor = request.params?.cursor;
+    const others: Resource[] = [];
+    if (cursor === undefined) for (const entry of entries) if (entry.list) others.push(...(await entry.list()));
+    const notes = await ctx.listNotes();
+    const start = cursor === undefined ? 0 : firstAfter(notes, cursor);
+    const end = Math.min(notes.length, start + NOTES_PER_PAGE);
+    const resources = [...others, ...notes.slice(start, end).map(noteResource)];
+    return end < notes.length ? { resources, nextCursor: notes[end - 1] } : { resources };
+  });
 }
 
 /** Resources besides notes that can be subscribed to (they change with the note set or a restart). */
@@ -271,13 +349,18 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
           if (server.isConnected()) void server.server.sendResourceUpdated({ uri });
         }),
       );
+    } else if (uri.startsWith(CONFIG_URI_PREFIX)) {
+      // A configuration value that does not exist is not a resource (the same answer a read of it gets).
+      const key = decodePart(uri.slice(CONFIG_URI_PREFIX.length), uri);
+      if (!lookup(redactedConfig(ctx), key).found) throw unknownConfigKey(ctx, key, uri);
+      subscriptions.set(uri, { dispose: () => undefined });
     } else if (isFixedResource(uri)) {
       // Other resources change only with the note set (workspace/info) or with a restart (configuration).
       subscriptions.set(uri, { dispose: () => undefined });
     } else {
       throw new ProtocolError(
         ProtocolErrorCode.resourceNotFound,
-        `Resource not found: ${uri}. Subscribable: notesapp://notes/{path}, ${WORKSPACE_INFO_URI}, ${THEME_URI}, notesapp://config/{key}, notesapp://plugins/{name}.`,
+        `Resource not found: ${uri}. Subscribable: ${RESOURCE_FORMS}.`,
         { uri },
       );
     }

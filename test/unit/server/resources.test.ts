@@ -3,6 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { callOk, startServer, type Harness } from './harness';
 
@@ -117,8 +118,9 @@ describe('MCP resources', () => {
       assertNoSecret((await h.client.readResource({ uri: `notesapp://config/${key}` })).contents);
     }
     // Below a plugin setting there is nothing to read: the value was replaced whole.
-    await rejects(h.client, 'notesapp://config/plugins.settings.p1.credentials.pass', /Unknown configuration key/, -32602);
-    await rejects(h.client, 'notesapp://config/editor.noSuchKey', /Unknown configuration key "editor.noSuchKey"/, -32602);
+    // A key that does not exist is a resource that does not exist: MCP's -32002.
+    await rejects(h.client, 'notesapp://config/plugins.settings.p1.credentials.pass', /Resource not found: .*Unknown configuration key/, -32002);
+    await rejects(h.client, 'notesapp://config/editor.noSuchKey', /^MCP error -32002: Resource not found: notesapp:\/\/config\/editor\.noSuchKey\. Unknown configuration key "editor\.noSuchKey"; top-level keys: .*editor/, -32002);
   });
 
   it('answers a malformed resource URI with -32602 naming the problem, never an internal error, and keeps serving', async () => {
@@ -127,9 +129,24 @@ describe('MCP resources', () => {
     await rejects(h.client, 'not a uri', /^MCP error -32602: Invalid params for resources\/read: uri: "not a uri" is not a valid URI$/, -32602);
     await rejects(h.client, `notesapp://notes/${'a'.repeat(70_000)}.md`, /uri: 70020 characters, over the limit of 65536/, -32602);
     await assert.rejects(h.client.subscribeResource({ uri: 'no uri at all' }), /-32602: Invalid params for resources\/subscribe: uri: "no uri at all" is not a valid URI/);
-    // Errors the SDK makes itself carry the code once.
-    await rejects(h.client, 'notesapp://nothing/x', /^MCP error -32602: Resource notesapp:\/\/nothing\/x not found$/, -32602);
     assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents).theme, 'dark');
+  });
+
+  it('answers a URI that is none of its resources with -32002 naming the ones it has, and keeps serving', async () => {
+    for (const uri of ['notesapp://nothing/x', 'file:///etc/passwd', 'notesapp://workspace/other', 'notesapp://notes']) {
+      await rejects(h.client, uri, new RegExp(`^MCP error -32002: Resource not found: ${uri.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\. This server's resources: notesapp://notes/\\{path\\}, `), -32002);
+    }
+    assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://workspace/info' })).contents).noteCount, 6);
+  });
+
+  it('subscribes to configuration keys that exist, and answers -32002 for one that does not', async () => {
+    assert.deepEqual(await h.client.subscribeResource({ uri: 'notesapp://config/editor.fontSize' }), {});
+    await assert.rejects(h.client.subscribeResource({ uri: 'notesapp://config/nope' }), (err: Error & { code?: number }) => {
+      assert.equal(err.code, -32002);
+      assert.match(err.message, /Resource not found: notesapp:\/\/config\/nope\. Unknown configuration key "nope"/);
+      return true;
+    });
+    await h.client.unsubscribeResource({ uri: 'notesapp://config/editor.fontSize' });
   });
 
   it('reads the current theme', async () => {
@@ -194,6 +211,58 @@ describe('MCP resource subscriptions', () => {
     await deleted;
     const { resources } = await h.client.listResources();
     assert.ok(!resources.some((r) => r.uri.endsWith('external.md')));
+  });
+});
+
+describe('MCP resources/list in pages', () => {
+  let h: Harness;
+  let workspace: string;
+  const count = 4_500;
+  const name = (i: number) => `n/${String(i).padStart(4, '0')}.md`;
+  before(async () => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-pages-'));
+    fs.mkdirSync(path.join(workspace, 'n'));
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(workspace, name(i)), `# ${i}\n`);
+    h = await startServer({ workspace });
+  });
+  after(async () => h?.close());
+
+  it('lists every note once, in pages of 2000 after the other resources, following nextCursor', async () => {
+    const pages: Array<{ resources: Array<{ uri: string; name: string }>; nextCursor?: string }> = [];
+    let cursor: string | undefined;
+    do {
+      const page = await h.client.listResources(cursor === undefined ? undefined : { cursor });
+      pages.push(page);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && pages.length < 10);
+    assert.deepEqual(pages.map((p) => p.resources.filter((r) => r.uri.startsWith('notesapp://notes/')).length), [2000, 2000, 500]);
+    assert.deepEqual(pages.map((p) => p.nextCursor), [name(1999), name(3999), undefined]);
+    const notes = pages.flatMap((p) => p.resources.filter((r) => r.uri.startsWith('notesapp://notes/')).map((r) => r.name));
+    assert.deepEqual(notes, Array.from({ length: count }, (_, i) => name(i)));
+    // The workspace, theme and configuration come once, on the first page.
+    const others = pages.map((p) => p.resources.filter((r) => !r.uri.startsWith('notesapp://notes/')).map((r) => r.uri));
+    assert.ok(others[0].includes('notesapp://workspace/info') && others[0].includes('notesapp://theme/current') && others[0].includes('notesapp://config/editor'), others[0].join(' '));
+    assert.deepEqual(others.slice(1), [[], []]);
+  });
+
+  it('neither repeats nor skips a note when notes are created and deleted between pages', async () => {
+    const first = await h.client.listResources();
+    assert.equal(first.nextCursor, name(1999));
+    fs.writeFileSync(path.join(workspace, 'n/0000a.md'), 'before the cursor\n');
+    fs.rmSync(path.join(workspace, name(2000)));
+    fs.writeFileSync(path.join(workspace, 'n/2500a.md'), 'after the cursor\n');
+    // The index sees the changes through its watchers; a list_files answer shows when.
+    for (let i = 0; i < 100; i++) {
+      const listed = await callOk<{ files: string[] }>(h.client, 'list_files', {});
+      if (listed.files.includes('n/2500a.md') && !listed.files.includes(name(2000))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const second = await h.client.listResources({ cursor: first.nextCursor! });
+    const names = second.resources.map((r) => r.name);
+    assert.equal(names[0], name(2001));
+    assert.ok(names.includes('n/2500a.md'));
+    assert.ok(!names.includes('n/0000a.md') && !names.includes(name(1999)) && !names.includes(name(2000)));
+    assert.equal(names.length, 2000);
   });
 });
 
