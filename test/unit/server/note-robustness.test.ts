@@ -306,7 +306,7 @@ describe('small protocol edges', () => {
 
   it('error messages carry the MCP error prefix once', async () => {
     await assert.rejects(h.client.readResource({ uri: 'notesapp://config/editor.noSuchKey' }), (err: Error & { code?: number }) => {
-      assert.match(err.message, /^MCP error -32602: Unknown configuration key "editor\.noSuchKey"\./);
+      assert.match(err.message, /^MCP error -32002: Resource not found: notesapp:\/\/config\/editor\.noSuchKey\. Unknown configuration key "editor\.noSuchKey";/);
       assert.equal(err.message.match(/MCP error/g)?.length, 1, err.message);
       return true;
     });
