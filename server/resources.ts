@@ -73,27 +73,41 @@ function redactedConfig(ctx: NotesContext): Record<string, unknown> {
   return redactConfig(ctx.config);
 }
 
-/** Dotted keys for completion; it stops at plugins.settings.<plugin>, below which every value is redacted anyway. */
+/** The -32002 answer to a configuration key that does not exist. */
 function unknownConfigKey(ctx: NotesContext, key: string, uri: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.resourceNotFound, `Resource not found: ${uri}. Unknown configuration key "${key}"; top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri });
 }
 
-function configKeys(value: unknown, prefix = ''): string[] {
+/**
+ * Dotted keys for completion; it stops at plugins.settings.<plugin>, below which every value is redacted anyway.
+ * A plugin name may itself hold dots (`acme.sync`): the depth is counted in keys, not in dots.
+ */
+function configKeys(value: unknown, parts: string[] = []): string[] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  if (/^plugins\.settings\.[^.]+$/.test(prefix)) return [];
+  if (parts.length === 3 && parts[0] === 'plugins' && parts[1] === 'settings') return [];
   return Object.entries(value).flatMap(([k, v]) => {
-    const key = prefix ? `${prefix}.${k}` : k;
-    return [key, ...configKeys(v, key)];
+    const path = [...parts, k];
+    return [path.join('.'), ...configKeys(v, path)];
   });
 }
 
+/**
+ * The value at a dotted key. A key whose name holds dots (a plugin named `acme.sync`) is found too: at each level
+ * the shortest run of parts that names a key and leads to a value is taken.
+ */
 function lookup(config: Record<string, unknown>, key: string): { found: boolean; value: unknown } {
-  let current: unknown = config;
-  for (const part of key.split('.')) {
-    if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, part)) return { found: false, value: undefined };
-    current = (current as Record<string, unknown>)[part];
-  }
-  return { found: true, value: current };
+  const walk = (current: unknown, parts: string[]): { found: boolean; value: unknown } => {
+    if (parts.length === 0) return { found: true, value: current };
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return { found: false, value: undefined };
+    for (let n = 1; n <= parts.length; n++) {
+      const name = parts.slice(0, n).join('.');
+      if (!Object.hasOwn(current, name)) continue;
+      const found = walk((current as Record<string, unknown>)[name], parts.slice(n));
+      if (found.found) return found;
+    }
+    return { found: false, value: undefined };
+  };
+  return walk(config, key.split('.'));
 }
 
 export async function completeNotePath(ctx: NotesContext, value: string): Promise<string[]> {

@@ -182,6 +182,26 @@ describe('MCP resources', () => {
   });
 });
 
+describe('MCP resources of a plugin whose name holds dots', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer({ config: { plugins: { enabled: ['acme.sync'], settings: { 'acme.sync': { token: 'dotted-secret', remote: { url: 'x' } } } } } });
+  });
+  after(async () => h?.close());
+
+  it('completes its settings key once, reads it redacted, and reads the plugin', async () => {
+    const keys = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://config/{key}' }, argument: { name: 'key', value: 'plugins.settings.acme' } });
+    assert.deepEqual(keys.completion.values, ['plugins.settings.acme.sync']);
+    for (const key of keys.completion.values) {
+      const body = jsonOf((await h.client.readResource({ uri: `notesapp://config/${key}` })).contents);
+      assert.deepEqual(body, { key: 'plugins.settings.acme.sync', value: { token: '[redacted]', remote: '[redacted]' } });
+    }
+    const plugin = jsonOf((await h.client.readResource({ uri: 'notesapp://plugins/acme.sync' })).contents);
+    assert.deepEqual(plugin, { name: 'acme.sync', installed: false, enabled: true, status: 'not installed', settings: { token: '[redacted]', remote: '[redacted]' } });
+    await rejects(h.client, 'notesapp://config/plugins.settings.acme', /Unknown configuration key "plugins\.settings\.acme"/, -32002);
+  });
+});
+
 describe('MCP resource subscriptions', () => {
   let h: Harness;
   before(async () => {
