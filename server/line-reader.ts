@@ -116,7 +116,8 @@ export class TopLevelSniffer {
         return;
       }
       const n = Number(Buffer.from(this.captured).toString('latin1'));
-      if (Number.isFinite(n)) this.id = n;
+      // An integer beyond 2^53 has lost digits: echoing it would name another request, so it stays null.
+      if (Number.isFinite(n) && (Number.isSafeInteger(n) || !Number.isInteger(n))) this.id = n;
       this.capturing = undefined;
     }
     if (b === 32 || b === 9 || b === 10 || b === 13) return;
