@@ -2,11 +2,11 @@
 // Each import of such a package gets a stand-in whose first call, construction or property read runs the real
 // (still bundled) package; until then its module code is never executed, which shortens every server start.
 
-/** Packages made lazy: note parsing (gray-matter with js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
+/** Packages made lazy: note parsing (gray-matter and js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
  * configuration writes (write-file-atomic, which the server never does) and the regular-expression parser that
  * finds the text ripgrep looks for (regexpp), and Ajv, the SDK's validator of answers to elicitation requests (made on
  * first use, see server.ts). */
-export const LAZY_PACKAGES = ['gray-matter', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats'];
+export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats'];
 
 const STAND_IN = (name) => `
 let real;

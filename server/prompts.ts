@@ -85,7 +85,7 @@ export function registerPrompts(ctx: NotesContext): void {
       return {
         description: `Improve ${note.path}`,
         messages: withNote(
-          `Rewrite the note "${note.path}" below to improve ${focus ?? 'clarity and concision'}. Keep its meaning, the YAML frontmatter, headings structure, [[wikilinks]], links, #tags and task items unchanged. Answer with the full revised markdown, then a short list of the changes. Do not save it unless asked; to save, call write_file with the same path.`,
+          `Rewrite the note "${note.path}" below to improve ${focus?.trim() || 'clarity and concision'}. Keep its meaning, the YAML frontmatter, headings structure, [[wikilinks]], links, #tags and task items unchanged. Answer with the full revised markdown, then a short list of the changes. Do not save it unless asked; to save, call write_file with the same path.`,
           note,
         ),
       };

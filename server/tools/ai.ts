@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { splitNote } from '../../src/core/notes/frontmatter';
 import { analysedPart } from '../../src/core/notes/limits';
-import { extractiveSummary } from '../../src/core/notes/summary';
+import { extractiveSummary, headOf } from '../../src/core/notes/summary';
 import { extractTasks, TASK_STATUSES } from '../../src/core/notes/tasks';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
@@ -27,7 +27,7 @@ async function sampleSummary(ctx: NotesContext, body: string, maxLength: number,
   );
   if (result.content.type !== 'text' || !result.content.text.trim()) throw new Error('the client returned no text');
   const text = result.content.text.trim();
-  return text.length > maxLength ? `${text.slice(0, maxLength - 1).trimEnd()}…` : text;
+  return text.length > maxLength ? `${headOf(text, maxLength - 1).trimEnd()}…` : text;
 }
 
 export function registerAiTools(ctx: NotesContext): void {

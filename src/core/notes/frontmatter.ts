@@ -1,6 +1,7 @@
 // Frontmatter of a note: parsed with gray-matter, merged and rewritten without touching the body.
 import { isDeepStrictEqual } from 'node:util';
 import matter from 'gray-matter';
+import yaml from 'js-yaml';
 import { NotesError } from '../errors';
 
 /** Matches a leading YAML frontmatter block, including the newline after the closing delimiter; group 1 is its YAML. */
@@ -17,7 +18,17 @@ export interface SplitNote {
   frontmatterError?: string;
 }
 
-/** YAML dates become Date objects; results must be plain JSON. A date written without a time stays YYYY-MM-DD. */
+/**
+ * How frontmatter YAML is read and written: YAML 1.2's core schema (strings, numbers, booleans, null, lists and
+ * mappings), without js-yaml's default timestamps, which turned `2024-02-30` into the date 2024-03-01 and wrote
+ * `2024-01-15` back as `2024-01-15T00:00:00.000Z`. A date is the text written. gray-matter hands its options to
+ * js-yaml's load, so the schema goes in them.
+ */
+function yamlOptions(): { schema: yaml.Schema } {
+  return { schema: yaml.CORE_SCHEMA };
+}
+
+/** Results must be plain JSON (a Date, should one ever come, reads as its ISO text, or YYYY-MM-DD without a time). */
 function jsonSafe(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value ?? {}, function (this: Record<string, unknown>, key: string, v: unknown) {
@@ -34,8 +45,8 @@ function jsonSafe(value: unknown): unknown {
 /** The YAML of a frontmatter block as it reads: a mapping, or whatever else it holds (a string, a list). */
 function parseYamlValue(block: string): unknown {
   try {
-    // Passing options disables gray-matter's cache, whose shared objects must not be mutated.
-    return matter(block.replace(/^\uFEFF/, ''), {}).data;
+    // Passing options also disables gray-matter's cache, whose shared objects must not be mutated.
+    return matter(block.replace(/^\uFEFF/, ''), yamlOptions() as object).data;
   } catch (err) {
     throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
   }
@@ -45,22 +56,26 @@ function isMapping(data: unknown): data is Record<string, unknown> {
   return data !== null && typeof data === 'object' && !Array.isArray(data);
 }
 
-function parseYaml(block: string): Record<string, unknown> {
-  const data = parseYamlValue(block);
-  return isMapping(data) ? data : {};
-}
-
-/** Splits a note into frontmatter and body. Broken YAML never fails a reader: it gets `frontmatterError`. */
+/**
+ * Splits a note into frontmatter and body; a byte-order mark belongs to neither. Broken YAML never fails a reader:
+ * it gets `frontmatterError`, and the block is still not body. A `---` block that reads as something other than
+ * keys (a note opening with a `---` rule, a paragraph, and another rule) is not frontmatter but the body's start,
+ * as a markdown viewer shows it; update_note_metadata refuses to write keys over it.
+ */
 export function splitNote(text: string): SplitNote {
+  const whole = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const block = FRONTMATTER_BLOCK.exec(text);
-  if (!block) return { data: {}, body: text, bodyLineOffset: 0 };
+  if (!block) return { data: {}, body: whole, bodyLineOffset: 0 };
   const lines = block[0].split('\n').length - (block[0].endsWith('\n') ? 1 : 0);
   const split = { body: text.slice(block[0].length), bodyLineOffset: lines };
+  let data: unknown;
   try {
-    return { data: jsonSafe(parseYaml(block[0])) as Record<string, unknown>, ...split };
+    data = parseYamlValue(block[0]);
   } catch (err) {
     return { data: {}, ...split, frontmatterError: (err as Error).message };
   }
+  if (data !== null && data !== undefined && !isMapping(data)) return { data: {}, body: whole, bodyLineOffset: 0 };
+  return { data: jsonSafe(isMapping(data) ? data : {}) as Record<string, unknown>, ...split };
 }
 
 /** One top-level `key: value` entry of a block mapping, as written (its lines, comments and line ends). */
@@ -108,21 +123,21 @@ function readsAs(yaml: string, data: Record<string, unknown>): boolean {
 }
 
 function loadYaml(text: string): unknown {
-  return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, {}).data;
+  return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, yamlOptions() as object).data;
 }
 
-/** gray-matter's YAML engine (js-yaml's safeDump), from the copy of js-yaml gray-matter parses with. */
-function yamlEngine(): { stringify(data: object): string } {
-  return (matter as unknown as { engines: { yaml: { stringify(data: object): string } } }).engines.yaml;
+/** `data` as YAML in the schema it is read with (see yamlOptions): a string such as `2024-01-15` stays plain. */
+function dumpYaml(data: object): string {
+  return yaml.safeDump(data, yamlOptions());
 }
 
 /** `key: value` as YAML ending in `eol`; characters js-yaml 3 would escape (\U0001F600) are written as they are. */
 function dumpEntry(key: string, value: unknown, eol: string): string {
-  let yaml = yamlEngine().stringify({ [key]: value });
+  let yaml = dumpYaml({ [key]: value });
   // js-yaml writes a string ending in blank lines as a `|+` block scalar, which keeps its line breaks only when
   // something follows it: the frontmatter block's end takes the last one. Written double-quoted, it reads back.
   if (typeof value === 'string' && value.endsWith('\n\n')) {
-    const head = yamlEngine().stringify({ [key]: null });
+    const head = dumpYaml({ [key]: null });
     if (head.endsWith(': null\n')) yaml = `${head.slice(0, -'null\n'.length)}${JSON.stringify(value)}\n`;
   }
   const readable = yaml.replace(/(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})/g, (_, slashes: string, hex: string) => slashes + String.fromCodePoint(parseInt(hex, 16)));

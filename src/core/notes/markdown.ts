@@ -7,7 +7,11 @@ export type Token = MarkdownIt.Token;
 let instance: Parser | undefined;
 
 export function markdown(): Parser {
-  instance ??= new MarkdownIt({ html: true, linkify: false });
+  if (!instance) {
+    instance = new MarkdownIt({ html: true, linkify: false });
+    // Escapes and entities stay tokens of their own (`text_special`), so that structure.ts knows an escaped `\#`.
+    instance.core.ruler.disable('text_join');
+  }
   return instance;
 }
 

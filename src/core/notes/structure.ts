@@ -26,30 +26,50 @@ export interface NoteStructure {
   paragraphs: string[];
 }
 
-const WIKILINK = /(!?)\[\[([^\]\n|#]*)(?:#([^\]\n|]*))?(?:\|([^\]\n]*))?\]\]/g;
+// No class holds `[`: a run of `[[` (or `[[#`, `[[a|`) then fails at the next `[` instead of scanning on to the
+// line's end from every start, which took seconds per 10 000 characters, on the protocol thread.
+const WIKILINK = /(!?)\[\[([^[\]\n|#]*)(?:#([^[\]\n|]*))?(?:\|([^[\]\n]*))?\]\]/g;
 // A tag starts after whitespace or an opening bracket, and is not only digits (so "#1" is not a tag).
 const TAG = /(^|[\s([{])#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)/gu;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
+const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
+/** A link's target and its `#heading`; a URL (`https://x/#/route`) is its target whole, fragment included. */
 function splitTarget(raw: string): { target: string; heading: string | null } {
   const hash = raw.indexOf('#');
-  if (hash < 0) return { target: raw, heading: null };
+  if (hash < 0 || URL_SCHEME.test(raw)) return { target: raw, heading: null };
   return { target: raw.slice(0, hash), heading: raw.slice(hash + 1) || null };
+}
+
+/**
+ * The inline `#tags` of a run of text. Not a tag: a `#` written escaped (`\#`, at the offsets in `escaped`), and
+ * any `#` inside a wikilink (`[[#heading]]`, `[[Note|see #x]]`), which is the link's heading or alias.
+ */
+function tagsOf(text: string, escaped: ReadonlySet<number>): string[] {
+  const plain = text.replace(WIKILINK, (link: string) => ' '.repeat(link.length));
+  const tags: string[] = [];
+  for (const m of plain.matchAll(TAG)) if (!escaped.has((m.index ?? 0) + m[1].length)) tags.push(m[2]);
+  return tags;
 }
 
 /**
  * Walks one inline token; text is visited with its file line so multi-line paragraphs report exact lines.
  * `tags`: false in headings, where "#" text is a title (e.g. "Issue #notatag"), not a tag (README decision).
+ * Text comes in runs: markdown-it's text tokens with its `text_special` ones (escapes, entities) between them, as
+ * one string, so that a wikilink holding `&amp;` is one link and an escaped `\#` is known for what it is.
  */
 function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean): void {
   let line = firstLine;
   let openLink: { href: string; text: string; line: number } | undefined;
-  for (const child of inline.children ?? []) {
+  const children = inline.children ?? [];
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i];
     switch (child.type) {
       case 'softbreak':
       case 'hardbreak':
         line++;
         prose.push(' ');
+        if (openLink) openLink.text += ' ';
         break;
       case 'link_open':
         openLink = { href: String(child.attrGet('href') ?? ''), text: '', line };
@@ -65,8 +85,19 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         prose.push(child.content);
         if (openLink) openLink.text += child.content;
         break;
-      case 'text': {
-        const text = child.content;
+      case 'html_inline':
+        // An HTML tag may run over lines (`<span\n class="x">`); the lines after it count them.
+        for (let at = child.content.indexOf('\n'); at !== -1; at = child.content.indexOf('\n', at + 1)) line++;
+        break;
+      case 'text':
+      case 'text_special': {
+        let text = '';
+        const escaped = new Set<number>();
+        for (; i < children.length && (children[i].type === 'text' || children[i].type === 'text_special'); i++) {
+          if (children[i].type === 'text_special' && children[i].info === 'escape') escaped.add(text.length);
+          text += children[i].content;
+        }
+        i--;
         if (openLink) openLink.text += text;
         for (const m of text.matchAll(WIKILINK)) {
           if (m[1] === '!') continue; // ![[embed]] is a transclusion, not a link
@@ -74,7 +105,8 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
           const heading = m[3]?.trim() || null;
           out.links.push({ type: 'wikilink', target, heading, text: m[4]?.trim() || target || heading || '', line });
         }
-        if (tags) for (const m of text.matchAll(TAG)) out.inlineTags.push(m[2]);
+        // Link text is the link's words: a `#` in it (`[#intro](x.md)`) is not a tag.
+        if (tags && !openLink) out.inlineTags.push(...tagsOf(text, escaped));
         prose.push(text.replace(WIKILINK, (_s: string, _b: string, target: string, heading?: string, alias?: string) => alias ?? target ?? heading ?? ''));
         break;
       }
@@ -87,17 +119,20 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
 export function analyseBody(body: string, bodyLineOffset: number): NoteStructure {
   const out: NoteStructure = { headings: [], links: [], inlineTags: [], wordCount: 0, paragraphs: [] };
   const tokens = parseBlocks(body);
+  // The line of the block around an inline token that has none of its own (a table cell: its row's line).
+  let blockLine = 1 + bodyLineOffset;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i];
+    if (token.map) blockLine = lineOf(token, bodyLineOffset);
     if (token.type !== 'inline') continue;
     const prose: string[] = [];
     const opener = tokens[i - 1];
     const heading = opener?.type === 'heading_open';
-    walkInline(token, lineOf(token, bodyLineOffset), out, prose, !heading);
+    walkInline(token, blockLine, out, prose, !heading);
     const text = prose.join('').replace(/\s+/g, ' ').trim();
     out.wordCount += text.match(WORD)?.length ?? 0;
     if (heading) {
-      out.headings.push({ level: Number(opener.tag.slice(1)), text, line: lineOf(token, bodyLineOffset) });
+      out.headings.push({ level: Number(opener.tag.slice(1)), text, line: blockLine });
     } else if (text) {
       // Task markers are structure, not prose.
       out.paragraphs.push(text.replace(/^\[[ xX/\-><?!]\]\s*/, ''));

@@ -31,9 +31,17 @@ function words(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => !STOPWORDS.has(w) && w.length > 2);
 }
 
-function clip(text: string, maxLength: number): string {
+/** The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair (an emoji). */
+export function headOf(text: string, length: number): string {
+  let end = Math.max(0, Math.min(length, text.length));
+  if (end > 0 && end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+  return text.slice(0, end);
+}
+
+/** `text` cut to at most `maxLength` characters, at a space where one is near, ending in `…`. */
+export function clip(text: string, maxLength: number): string {
   if (text.length <= maxLength) return text;
-  const cut = text.slice(0, Math.max(0, maxLength - 1));
+  const cut = headOf(text, maxLength - 1);
   const space = cut.lastIndexOf(' ');
   return `${(space > maxLength / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }

@@ -13,8 +13,44 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(splitNote('# Title\n\n---\n\ntext'), { data: {}, body: '# Title\n\n---\n\ntext', bodyLineOffset: 0 });
   });
 
-  it('reports YAML dates as written: YYYY-MM-DD, or ISO 8601 with a time', () => {
-    assert.deepEqual(splitNote('---\ndate: 2024-03-01\nat: 2024-03-01T10:30:00Z\n---\n').data, { date: '2024-03-01', at: '2024-03-01T10:30:00.000Z' });
+  it('reports YAML dates as the text written, never as another date', () => {
+    assert.deepEqual(splitNote('---\ndate: 2024-03-01\nat: 2024-03-01T10:30:00Z\nspaced: 2024-03-01 10:30\n---\n').data, {
+      date: '2024-03-01',
+      at: '2024-03-01T10:30:00Z',
+      spaced: '2024-03-01 10:30',
+    });
+    // Dates that do not exist are not rolled over into ones that do.
+    assert.deepEqual(splitNote('---\ndue: 2024-02-30\nlater: 2024-13-45\n---\n').data, { due: '2024-02-30', later: '2024-13-45' });
+  });
+
+  it('writes a frontmatter anew without changing its dates', () => {
+    // A flow mapping cannot be edited key by key: it is written anew, from the values it reads as.
+    const { text, data } = updateFrontmatter('---\n{due: 2024-02-30, start: 2024-01-15, at: 2024-01-15T08:00:00+02:00}\n---\nbody\n', { b: 2 });
+    assert.equal(text, "---\ndue: 2024-02-30\nstart: 2024-01-15\nat: '2024-01-15T08:00:00+02:00'\nb: 2\n---\nbody\n");
+    assert.deepEqual(data, { due: '2024-02-30', start: '2024-01-15', at: '2024-01-15T08:00:00+02:00', b: 2 });
+    // A date-like string given by the caller is written plain, and reads back as that string.
+    const added = updateFrontmatter('body\n', { due: '2025-06-01', n: '42', yes: 'true' });
+    assert.equal(added.text, "---\ndue: 2025-06-01\n'n': '42'\n'yes': 'true'\n---\nbody\n");
+    assert.deepEqual(splitNote(added.text).data, { due: '2025-06-01', n: '42', yes: 'true' });
+  });
+
+  it('leaves a byte-order mark out of the body of a note without frontmatter', () => {
+    const split = splitNote('\uFEFF# Title\n- [ ] first\n');
+    assert.equal(split.body, '# Title\n- [ ] first\n');
+    assert.equal(split.bodyLineOffset, 0);
+  });
+
+  it('reads a note opening with a `---` rule and a paragraph as body, not as frontmatter', () => {
+    for (const text of ['---\nJust an intro line.\n---\n\n# Heading\n', '---\n\n- task after rule\n- another\n\n---\nrest\n', '\uFEFF---\n- a\n- b\n---\n']) {
+      const split = splitNote(text);
+      assert.deepEqual(split, { data: {}, body: text.replace(/^\uFEFF/, ''), bodyLineOffset: 0 }, JSON.stringify(text));
+    }
+    // A block that is not valid YAML stays a (broken) frontmatter, as markdown viewers with frontmatter show it.
+    const broken = splitNote('---\n\n- [ ] task\n\n---\nrest\n');
+    assert.equal(broken.body, 'rest\n');
+    assert.match(broken.frontmatterError ?? '', /not valid YAML/);
+    // An empty block is an empty frontmatter.
+    assert.deepEqual(splitNote('---\n---\nbody'), { data: {}, body: 'body', bodyLineOffset: 2 });
   });
 
   it('keeps untouched dates as YAML dates when other keys are updated', () => {

@@ -36,6 +36,52 @@ describe('notes/structure', () => {
   });
 });
 
+describe('notes/structure on hostile and unusual text', () => {
+  it('analyses long runs of [[ , [[# and [[a| in time linear in their length (each start fails at the next [)', function () {
+    // Each of these took about 40 s at 100 000 characters when the link pattern scanned to the line's end from
+    // every `[[`; the test's own timeout is the bound.
+    this.timeout(10_000);
+    for (const unit of ['[[', '[[#', '[[a|', '[[a#b|c', '![[']) {
+      const s = analyseBody(`${unit.repeat(Math.ceil(100_000 / unit.length))} [[Real]]\n`, 0);
+      assert.deepEqual(s.links.map((l) => l.target), ['Real'], unit);
+    }
+  });
+
+  it('takes no # as a tag inside a wikilink, inside link text, or written escaped', () => {
+    const s = analyseBody('[[#local]] [[A|see #inalias]] \\#escaped [#linktext](x.md) and #real, also (#paren)\n', 0);
+    assert.deepEqual(s.inlineTags, ['real', 'paren']);
+    assert.deepEqual(s.links.map((l) => [l.type, l.target, l.heading, l.text]), [
+      ['wikilink', '', 'local', 'local'],
+      ['wikilink', 'A', null, 'see #inalias'],
+      ['markdown', 'x.md', null, '#linktext'],
+    ]);
+  });
+
+  it('reads a wikilink holding an entity or an escape as one link', () => {
+    const s = analyseBody('See [[Tom &amp; Jerry]] and [[a\\_b]].\n', 0);
+    assert.deepEqual(s.links.map((l) => l.target), ['Tom & Jerry', 'a_b']);
+  });
+
+  it('gives links in table cells the line of their row', () => {
+    const s = analyseBody('Intro\n\n| a | b |\n|---|---|\n| [[T5]] | x |\n| y | [[T6\\|al]] [c](C.md) |\n', 0);
+    assert.deepEqual(s.links.map((l) => [l.target, l.line]), [['T5', 5], ['T6', 6], ['C.md', 6]]);
+  });
+
+  it('counts the lines of an HTML tag that runs over lines', () => {
+    const s = analyseBody('one <span\nclass="x">two</span>\nthree [[L3]]\n', 0);
+    assert.deepEqual(s.links.map((l) => l.line), [3]);
+  });
+
+  it('keeps a URL whole, fragment included, and the space of link text over two lines', () => {
+    const s = analyseBody('[l](http://y.com/#anch) [app](https://app/#/route) [multi\nline](M.md#Part)\n', 0);
+    assert.deepEqual(s.links.map((l) => [l.target, l.heading, l.text]), [
+      ['http://y.com/#anch', null, 'l'],
+      ['https://app/#/route', null, 'app'],
+      ['M.md', 'Part', 'multi line'],
+    ]);
+  });
+});
+
 describe('notes/links', () => {
   const resolver = new LinkResolver(['index.md', 'projects/Plan.md', 'projects/notes/Plan.md', 'archive/Plan.md', 'a b/c d.md', 'img/pic.png']);
 

@@ -1,6 +1,6 @@
 // Task extraction, extractive summaries and new-note templates.
 import * as assert from 'node:assert/strict';
-import { extractiveSummary } from '../../../src/core/notes/summary';
+import { clip, extractiveSummary, headOf } from '../../../src/core/notes/summary';
 import { extractTasks } from '../../../src/core/notes/tasks';
 import { fileNameForTitle, renderTemplate } from '../../../src/core/notes/templates';
 
@@ -15,6 +15,19 @@ describe('notes/tasks', () => {
       { text: 'important', status: 'important', line: 8 },
       { text: 'multi line', status: 'deferred', line: 15 },
     ]);
+  });
+});
+
+describe('notes/tasks at the start of a note', () => {
+  it('finds a task on the first line of a note saved with a byte-order mark', () => {
+    assert.deepEqual(extractTasks('\uFEFF- [ ] first line task\n- [ ] second\n').tasks, [
+      { text: 'first line task', status: 'todo', line: 1 },
+      { text: 'second', status: 'todo', line: 2 },
+    ]);
+  });
+
+  it('finds the tasks of a note opening with a `---` rule, a list and another rule', () => {
+    assert.deepEqual(extractTasks('---\nIntro line.\n---\n\n- [ ] after\n').tasks, [{ text: 'after', status: 'todo', line: 5 }]);
   });
 });
 
@@ -39,6 +52,23 @@ describe('notes/summary', () => {
     const s = extractiveSummary('One very long sentence without any full stop that goes on and on', 30);
     assert.ok(s.length <= 30 && s.endsWith('…'), s);
     assert.equal(extractiveSummary('---\na: 1\n---\n', 100), '');
+  });
+
+  it('never cuts an emoji in two', () => {
+    const emoji = '😀'.repeat(100);
+    for (let max = 2; max <= 30; max++) {
+      const s = extractiveSummary(emoji, max);
+      assert.ok(s.length <= max && s.endsWith('…'), `${max}: ${s}`);
+      assert.ok(s.isWellFormed(), `${max}: ${JSON.stringify(s)}`);
+      assert.ok(clip(emoji, max).isWellFormed() && headOf(emoji, max).isWellFormed(), String(max));
+    }
+    assert.equal(headOf('a😀b', 2), 'a');
+    assert.equal(headOf('a😀b', 3), 'a😀');
+  });
+
+  it('summarises the intro of a note opening with a `---` rule, and the first line of one with a byte-order mark', () => {
+    assert.equal(extractiveSummary('---\n\nJust an intro line.\n\n---\n\n# Heading\n', 100), 'Just an intro line.');
+    assert.equal(extractiveSummary('\uFEFFOnly line.\n', 100), 'Only line.');
   });
 });
 

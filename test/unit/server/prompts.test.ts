@@ -49,7 +49,12 @@ describe('MCP prompts', () => {
   it('improve-writing takes a focus and asks to keep links and frontmatter', async () => {
     const r = await h.client.getPrompt({ name: 'improve-writing', arguments: { path: 'index.md', focus: 'tone' } });
     const text = r.messages[0].content.type === 'text' ? r.messages[0].content.text : '';
-    assert.match(text, /improve tone/);
+    assert.match(text, /improve tone\./);
+    for (const focus of ['', '   ']) {
+      const blank = await h.client.getPrompt({ name: 'improve-writing', arguments: { path: 'index.md', focus } });
+      const said = blank.messages[0].content.type === 'text' ? blank.messages[0].content.text : '';
+      assert.match(said, /improve clarity and concision\./, `focus ${JSON.stringify(focus)}`);
+    }
     assert.match(text, /\[\[wikilinks\]\]/);
     assert.equal(r.messages[1].content.type, 'resource');
   });
