@@ -55,12 +55,14 @@ describe('notes/summary', () => {
   });
 
   it('never cuts an emoji in two', () => {
+    // With the u flag a pair is one code point, so the class finds only a lone surrogate.
+    const wellFormed = (text: string) => !/[\uD800-\uDFFF]/u.test(text);
     const emoji = '😀'.repeat(100);
     for (let max = 2; max <= 30; max++) {
       const s = extractiveSummary(emoji, max);
       assert.ok(s.length <= max && s.endsWith('…'), `${max}: ${s}`);
-      assert.ok(s.isWellFormed(), `${max}: ${JSON.stringify(s)}`);
-      assert.ok(clip(emoji, max).isWellFormed() && headOf(emoji, max).isWellFormed(), String(max));
+      assert.ok(wellFormed(s), `${max}: ${JSON.stringify(s)}`);
+      assert.ok(wellFormed(clip(emoji, max)) && wellFormed(headOf(emoji, max)), String(max));
     }
     assert.equal(headOf('a😀b', 2), 'a');
     assert.equal(headOf('a😀b', 3), 'a😀');
