@@ -20,6 +20,11 @@ export interface ConfigFileLoad extends ConfigLoad {
   text?: string;
   /** Why the file could not be parsed at all; the settings in it cannot be read (nor kept by an update). */
   syntaxError?: string;
+  /**
+   * Why a file that exists could not be read (no permission, a folder in its place, over MAX_CONFIG_BYTES): its
+   * settings are unknown, so nothing may be written over it.
+   */
+  readError?: string;
   /** The parsed value as it is in the file (before migration), when it parsed. */
   raw?: unknown;
   /** The migrated raw object (only when `migrated`), ready to be written back by the store. */
@@ -55,15 +60,36 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
   };
 }
 
-/** Reads, migrates in memory and validates `file`; never writes. A missing file gives the defaults. */
+/** Largest config file read: settings take kilobytes; a file of hundreds of megabytes is not one (and would not fit in a string). */
+export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads, migrates in memory and validates `file`; never writes. A missing file gives the defaults; so does one
+ * that cannot be read, with the reason in `problems` and `readError`.
+ */
 export function loadConfigFile(file: string): ConfigFileLoad {
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(file);
+    bytes = readCapped(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { config: defaultConfig(), problems: [], migrated: false, migrationNotes: [] };
-    return { config: defaultConfig(), problems: [`cannot read ${file}: ${(err as Error).message} (defaults used)`], migrated: false, migrationNotes: [] };
+    const reason = code === 'EFBIG' ? (err as Error).message : `cannot read ${file}: ${(err as Error).message}`;
+    return { config: defaultConfig(), problems: [`${reason} (defaults used)`], migrated: false, readError: reason, migrationNotes: [] };
   }
   return parseConfigBytes(bytes);
+}
+
+/** The file's bytes, refused (EFBIG) past MAX_CONFIG_BYTES before any of them is read. */
+function readCapped(file: string): Buffer {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const { size } = fs.fstatSync(fd);
+    if (size > MAX_CONFIG_BYTES) {
+      throw Object.assign(new Error(`${file} is ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit for a configuration file`), { code: 'EFBIG' });
+    }
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
 }

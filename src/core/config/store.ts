@@ -5,7 +5,8 @@ import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { writeBackup, type BackupKind } from './backup';
 import { setInJsonc, type JsonPath } from './jsonc';
-import { loadConfigFile, type ConfigFileLoad } from './load';
+import { loadConfigFile, parseConfigBytes, type ConfigFileLoad } from './load';
+import { parseTree, type Node as JsonNode } from 'jsonc-parser/lib/esm/main.js';
 import { withFileLock } from './lock';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { configSchema, defaultConfig, type NotesConfig } from './schema';
@@ -38,6 +39,40 @@ export interface ConfigStoreOptions {
 }
 
 export type ConfigListener = (newConfig: NotesConfig, oldConfig: NotesConfig) => void;
+
+/** How often a watched config file's status is checked, besides the watch of its folder. */
+const CONFIG_POLL_MS = 1000;
+
+/** Where `file` really is (its links followed), or `file` itself when it or a folder on its way does not exist. */
+function realTarget(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** Keys that occur more than once in one object of a JSON-with-comments text, as dotted paths. */
+function duplicateKeys(text: string): string[] {
+  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+  const found = new Set<string>();
+  const walk = (node: JsonNode | undefined, prefix: string[]) => {
+    if (!node) return;
+    if (node.type === 'array') for (const child of node.children ?? []) walk(child, prefix);
+    if (node.type !== 'object') return;
+    const seen = new Set<string>();
+    for (const property of node.children ?? []) {
+      const [key, value] = property.children ?? [];
+      if (!key) continue;
+      const name = String(key.value);
+      if (seen.has(name)) found.add([...prefix, name].join('.'));
+      seen.add(name);
+      walk(value, [...prefix, name]);
+    }
+  };
+  walk(tree, []);
+  return [...found];
+}
 
 const silent: ConfigLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -92,20 +127,41 @@ export class ConfigStore {
   }
 
   private async inspectNow(migrate: boolean): Promise<{ config: NotesConfig } & ConfigReport> {
-    const load = loadConfigFile(this.file);
+    let load = loadConfigFile(this.file);
     const report: ConfigReport = { file: this.file, problems: load.problems, migrated: load.migrated };
     if (load.problems.length === 0) this.invalidSeen = undefined;
+    if (load.readError) {
+      // A file that exists but cannot be read: its settings are unknown, so nothing is backed up or written.
+      this.reportUnreadable(load.readError);
+      return { config: load.config, ...report };
+    }
     if (!load.bytes) return { config: load.config, ...report };
     if (load.problems.length) {
       this.reportInvalid(load.bytes, load.problems, report);
     } else if (load.migrated && migrate && !this.readOnly) {
       // An invalid file is left exactly as it is for the user to fix; only a valid old file is rewritten migrated.
-      const backup = writeBackup(this.file, 'pre-migration', load.bytes);
-      report.backupPath = backup.path;
-      await withFileLock(this.file, () => this.write(serializeConfig(load.migratedValue)));
-      this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${load.migrationNotes.join('; ')}`);
+      // Read again under the lock: another writer may have changed (or migrated) the file since the read above.
+      load = await withFileLock(this.file, async () => {
+        const fresh = loadConfigFile(this.file);
+        if (!fresh.bytes || fresh.problems.length || !fresh.migrated) return fresh;
+        const backup = writeBackup(this.file, 'pre-migration', fresh.bytes);
+        report.backupPath = backup.path;
+        await this.write(serializeConfig(fresh.migratedValue));
+        this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${fresh.migrationNotes.join('; ')}`);
+        return fresh;
+      });
+      Object.assign(report, { problems: load.problems, migrated: load.migrated });
     }
     return { config: load.config, ...report };
+  }
+
+  /** Logs a file that cannot be read, once for each reason until it can be read again. */
+  private reportUnreadable(reason: string): void {
+    const key = `unreadable:${reason}`;
+    if (this.invalidSeen?.contents.has(key)) return;
+    if (this.invalidSeen) this.invalidSeen.contents.add(key);
+    else this.invalidSeen = { contents: new Set([key]), backupPath: undefined };
+    this.logger.error(`Configuration ${this.file} cannot be read; the defaults are used in memory and nothing is written to it: ${reason}`);
   }
 
   /**
@@ -155,7 +211,21 @@ export class ConfigStore {
         const reasons = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
         throw new NotesError('CONFIG_INVALID', `Configuration update rejected: ${reasons.join('; ')}`, { reasons });
       }
-      return { config: parsed.data, ...updatedFile(load, partial, parsed.data) };
+      const file = updatedFile(load, partial, parsed.data);
+      // What is written must read back as what the update reports (a key written twice in the file is read from its
+      // last copy, and an edit in place changes the first).
+      const readBack = parseConfigBytes(Buffer.from(file.text, 'utf8'));
+      if (!sameConfig(readBack.config, parsed.data)) {
+        const twice = duplicateKeys(load.text ?? '');
+        throw new NotesError(
+          'CONFIG_INVALID',
+          twice.length
+            ? `Configuration ${this.file} holds ${twice.map((k) => `"${k}"`).join(', ')} more than once (the last copy counts), so the update cannot be written where it would count: remove the extra copies, then try again. Nothing was written.`
+            : `Configuration update could not be written so that the file reads back as the update (${this.file}); nothing was written.`,
+          { reasons: twice.map((k) => `${k}: duplicate key`) },
+        );
+      }
+      return { config: parsed.data, ...file };
     });
   }
 
@@ -179,10 +249,10 @@ export class ConfigStore {
   watchConfig(cb: ConfigListener): () => void {
     const entry = { last: loadConfigFile(this.file).config, cb };
     this.listeners.add(entry);
-    const dir = path.dirname(this.file);
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
     const reread = () => {
+      if (stopped) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
         this.readConfig().then(
@@ -193,23 +263,45 @@ export class ConfigStore {
         );
       }, this.debounceMs);
     };
-    let watcher: fs.FSWatcher;
-    try {
-      fs.mkdirSync(dir, { recursive: true });
-      // The directory is watched, not the file: atomic writes replace the file, which ends a file watch.
-      watcher = fs.watch(dir, (_event, name) => {
-        if (!name || name.toString() === path.basename(this.file)) reread();
-      });
-    } catch (err) {
-      // An unwatchable folder must not break the caller: changes through this store are still reported.
-      this.logger.warn(`Cannot watch ${dir} for changes by other programs: ${(err as Error).message}`);
-      return () => this.listeners.delete(entry);
-    }
-    watcher.on('error', (err) => this.logger.warn(`Watching ${dir} failed: ${err.message}`));
+    // Two watches. The folder the file really is in (a link to it followed), at once: the folder is watched, not the
+    // file, because atomic writes replace the file, which ends a file watch. And the file's status, polled every
+    // CONFIG_POLL_MS, which nothing ends: it sees a file behind a link whose target moves, a folder deleted and made
+    // again (which ends the folder watch), and a folder that does not exist yet (nothing is created for it).
+    let folderWatch: fs.FSWatcher | undefined;
+    const watchFolder = () => {
+      folderWatch?.close();
+      folderWatch = undefined;
+      const target = realTarget(this.file);
+      try {
+        folderWatch = fs.watch(path.dirname(target), (_event, name) => {
+          if (!name || name.toString() === path.basename(target) || name.toString() === path.basename(this.file)) reread();
+        });
+        folderWatch.on('error', () => {
+          folderWatch?.close();
+          folderWatch = undefined;
+        });
+      } catch (err) {
+        // No folder yet, or not watchable: the polled status still sees the file arrive.
+        if (!folderWatch && !warned) {
+          warned = true;
+          this.logger.warn(`Cannot watch ${path.dirname(target)} for changes at once (${(err as Error).message}); ${this.file} is checked every ${CONFIG_POLL_MS / 1000} s instead`);
+        }
+      }
+    };
+    let warned = false;
+    watchFolder();
+    const onStatus = (now: fs.Stats, before: fs.Stats) => {
+      if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size || now.nlink !== before.nlink) {
+        watchFolder();
+        reread();
+      }
+    };
+    fs.watchFile(this.file, { interval: CONFIG_POLL_MS, persistent: false }, onStatus);
     return () => {
       stopped = true;
       clearTimeout(timer);
-      watcher.close();
+      folderWatch?.close();
+      fs.unwatchFile(this.file, onStatus);
       this.listeners.delete(entry);
     };
   }
@@ -231,6 +323,13 @@ export class ConfigStore {
     const next = await this.queue.run(() =>
       withFileLock(this.file, async () => {
         const load = loadConfigFile(this.file);
+        if (load.readError) {
+          throw new NotesError(
+            'CONFIG_INVALID',
+            `Configuration ${this.file} cannot be read (${load.readError}), so its settings cannot be kept or backed up: fix its permissions or remove it, then try again. Nothing was written.`,
+            { reasons: [load.readError] },
+          );
+        }
         const { config, text, backup } = compute(load);
         // A file rewritten as a whole is kept when it held something a user may want back.
         if (backup && load.bytes) writeBackup(this.file, backup, load.bytes);

@@ -2,8 +2,9 @@
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { isNotesError } from '../../../src/core/errors';
-import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
 import { withFileLock } from '../../../src/core/config/lock';
+import { loadConfigFile, MAX_CONFIG_BYTES } from '../../../src/core/config/load';
+import { CONFIG_VERSION, defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
 import { ConfigStore } from '../../../src/core/config/store';
 import { backupsIn, readJson, recordingLogger, tempConfigDir } from './helpers';
 
@@ -248,14 +249,72 @@ describe('config store', () => {
     });
 
     it('a folder that cannot be watched is logged, not thrown', () => {
-      fs.writeFileSync(`${tmp.dir}/plain-file`, '');
       const logger = recordingLogger();
-      const blocked = new ConfigStore({ file: `${tmp.dir}/plain-file/config.json`, logger });
+      const blocked = new ConfigStore({ file: `${tmp.dir}/missing/config.json`, logger });
       const stop = blocked.watchConfig(() => undefined);
       assert.equal(typeof stop, 'function');
       stop();
       assert.equal(logger.lines.length, 1);
-      assert.match(logger.lines[0], /^warn Cannot watch/);
+      assert.match(logger.lines[0], /^warn Cannot watch .*missing for changes at once \(ENOENT.*\); .*config\.json is checked every 1 s instead$/);
+    });
+
+    it('creates no folder for a file whose folder does not exist, and reports the file once it is written there', async () => {
+      const file = `${tmp.dir}/nodir/deeper/config.json`;
+      const watching = new ConfigStore({ file, debounceMs: 20, logger: recordingLogger() });
+      const change = new Promise<NotesConfig>((resolve) => stops.push(watching.watchConfig((n) => resolve(n))));
+      assert.equal(fs.existsSync(`${tmp.dir}/nodir`), false, 'watching created nothing');
+      fs.mkdirSync(`${tmp.dir}/nodir/deeper`, { recursive: true });
+      fs.writeFileSync(file, JSON.stringify({ editor: { fontSize: 21 } }));
+      assert.equal((await change).editor.fontSize, 21);
+    });
+
+    it('follows a config file reached through a symbolic link, when its target is replaced in the target folder', async () => {
+      fs.mkdirSync(`${tmp.dir}/real`);
+      fs.writeFileSync(`${tmp.dir}/real/config.json`, JSON.stringify({ theme: 'light' }));
+      fs.mkdirSync(`${tmp.dir}/link`);
+      fs.symlinkSync(`${tmp.dir}/real/config.json`, `${tmp.dir}/link/config.json`);
+      const linked = new ConfigStore({ file: `${tmp.dir}/link/config.json`, debounceMs: 20 });
+      const themes: string[] = [];
+      let seen!: () => void;
+      const first = new Promise<void>((resolve) => (seen = resolve));
+      stops.push(linked.watchConfig((n) => (themes.push(n.theme), seen())));
+      fs.writeFileSync(`${tmp.dir}/real/new.json`, JSON.stringify({ theme: 'dark' }));
+      fs.renameSync(`${tmp.dir}/real/new.json`, `${tmp.dir}/real/config.json`);
+      await first;
+      assert.deepEqual(themes, ['dark']);
+    });
+
+    it('goes on reporting changes after its folder is deleted and made again', async () => {
+      await store.updateConfig({ theme: 'light' });
+      const themes: string[] = [];
+      let wake: (() => void) | undefined;
+      const next = () => new Promise<void>((resolve) => (wake = resolve));
+      stops.push(store.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      let change = next();
+      fs.rmSync(tmp.dir, { recursive: true, force: true });
+      await change; // back to the defaults: the file is gone
+      fs.mkdirSync(tmp.dir);
+      change = next();
+      fs.writeFileSync(tmp.file, JSON.stringify({ theme: 'dark' }));
+      await change;
+      change = next();
+      fs.writeFileSync(tmp.file, JSON.stringify({ theme: 'light' }));
+      await change;
+      assert.deepEqual(themes, ['system', 'dark', 'light']);
+    });
+
+    it('logs a file that turns unreadable, once, and keeps running on the defaults', async () => {
+      const logger = recordingLogger();
+      const watched = new ConfigStore({ file: tmp.file, debounceMs: 20, logger });
+      await watched.updateConfig({ theme: 'dark' });
+      const change = new Promise<NotesConfig>((resolve) => stops.push(watched.watchConfig((n) => resolve(n))));
+      fs.rmSync(tmp.file);
+      fs.mkdirSync(tmp.file); // a folder where the file was
+      assert.equal((await change).theme, defaultConfig().theme);
+      await watched.readConfig();
+      const errors = logger.lines.filter((l) => l.startsWith('error'));
+      assert.equal(errors.length, 1, logger.lines.join('\n'));
+      assert.match(errors[0], /cannot be read; the defaults are used in memory and nothing is written to it: cannot read .*EISDIR/);
     });
 
     it('does not call back when a write leaves the configuration equal', async () => {
@@ -267,6 +326,63 @@ describe('config store', () => {
       await store.updateConfig({ theme: 'light' });
       await change;
       assert.deepEqual(calls, ['light']);
+    });
+  });
+
+  describe('files it must not write over', () => {
+    it('refuses to update or reset a file it cannot read (a folder in its place), and writes nothing', async () => {
+      fs.mkdirSync(tmp.file);
+      fs.writeFileSync(`${tmp.file}/inside`, 'kept');
+      for (const attempt of [() => store.updateConfig({ theme: 'dark' }), () => store.resetConfig()]) {
+        await assert.rejects(attempt(), (err: unknown) => {
+          assert.ok(isNotesError(err, 'CONFIG_INVALID'));
+          assert.match((err as Error).message, /cannot be read \(cannot read .*EISDIR.*\), so its settings cannot be kept or backed up: .* Nothing was written\.$/);
+          return true;
+        });
+      }
+      assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json']);
+      assert.equal(fs.readFileSync(`${tmp.file}/inside`, 'utf8'), 'kept');
+    });
+
+    it('refuses a file over the size limit without reading it, and writes nothing over it', async () => {
+      fs.writeFileSync(tmp.file, '{}');
+      fs.truncateSync(tmp.file, MAX_CONFIG_BYTES + 1);
+      const load = loadConfigFile(tmp.file);
+      assert.deepEqual(load.config, defaultConfig());
+      assert.match(load.problems[0], new RegExp(`is ${MAX_CONFIG_BYTES + 1} bytes, over the ${MAX_CONFIG_BYTES}-byte limit for a configuration file \\(defaults used\\)$`));
+      await assert.rejects(store.updateConfig({ theme: 'dark' }), /over the \d+-byte limit .* Nothing was written\./);
+      assert.equal(fs.statSync(tmp.file).size, MAX_CONFIG_BYTES + 1);
+      assert.deepEqual(backupsIn(tmp.dir), []);
+    });
+
+    it('refuses an update that would land in the first copy of a key written twice, naming the key', async () => {
+      const text = `{\n  "version": "${CONFIG_VERSION}",\n  "editor": { "fontSize": 16, "fontSize": 18 },\n  "theme": "dark"\n}\n`;
+      fs.writeFileSync(tmp.file, text);
+      assert.equal((await store.readConfig()).editor.fontSize, 18, 'the last copy counts');
+      await assert.rejects(store.updateConfig({ editor: { fontSize: 20 } }), (err: unknown) => {
+        assert.ok(isNotesError(err, 'CONFIG_INVALID'));
+        assert.match((err as Error).message, /holds "editor\.fontSize" more than once \(the last copy counts\).* Nothing was written\.$/);
+        return true;
+      });
+      assert.equal(fs.readFileSync(tmp.file, 'utf8'), text);
+      // A key that is not written twice is still updated in place.
+      await store.updateConfig({ theme: 'light' });
+      assert.equal(fs.readFileSync(tmp.file, 'utf8'), text.replace('"dark"', '"light"'));
+    });
+
+    it('does not migrate over an update another writer made after the file was first read', async () => {
+      fs.writeFileSync(tmp.file, JSON.stringify({ editor: { fontSize: 20 } })); // no version: to be migrated
+      const other = { version: CONFIG_VERSION, editor: { fontSize: 30 } };
+      let migrated!: Promise<NotesConfig>;
+      await withFileLock(tmp.file, async () => {
+        // The migration reads the old file now and then waits for the lock this writer holds.
+        migrated = store.readConfig({ migrate: true });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        fs.writeFileSync(tmp.file, JSON.stringify(other));
+      });
+      assert.equal((await migrated).editor.fontSize, 30);
+      assert.deepEqual(readJson(tmp.file), other, "the other writer's file stays");
+      assert.deepEqual(backupsIn(tmp.dir), []);
     });
   });
 });
