@@ -245,13 +245,25 @@ export class NotesContext {
       }, INDEX_RETIRE_MS).unref();
       this.startBackgroundWork();
     }
-    for (const listener of this.configListeners) {
-      try {
-        listener(next, previous);
-      } catch (err) {
-        this.deps.log('error', `Applying the changed configuration failed: ${(err as Error).message}`);
+    // Each tool switched on or off would send its own notifications/tools/list_changed (ten for a category): the
+    // client hears of the change once, after all of them.
+    const send = this.server.sendToolListChanged;
+    let toolsChanged = false;
+    this.server.sendToolListChanged = () => {
+      toolsChanged = true;
+    };
+    try {
+      for (const listener of this.configListeners) {
+        try {
+          listener(next, previous);
+        } catch (err) {
+          this.deps.log('error', `Applying the changed configuration failed: ${(err as Error).message}`);
+        }
       }
+    } finally {
+      this.server.sendToolListChanged = send;
     }
+    if (toolsChanged) this.server.sendToolListChanged();
   }
 
   /** Tools that create or delete notes call this; the resource layer turns it into list_changed. */

@@ -158,6 +158,20 @@ describe('a running MCP server follows changes of its config file', function () 
     assert.ok((await names()).includes('read_file'), 'other categories were untouched');
   });
 
+  it('sends one tools/list_changed for a category of many tools switched off', async () => {
+    const changed: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed.push('tools');
+    });
+    const before = (await client.listTools()).tools.length;
+    await new ConfigStore({ file: tmp.file }).updateConfig({ integrations: { mcp: { tools: { fileOperations: false } } } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    const after = (await client.listTools()).tools.length;
+    assert.ok(before - after >= 5, `${before - after} tools left tools/list`);
+    // The notification was written before the tools/list answer that followed it.
+    assert.deepEqual(changed, ['tools']);
+  });
+
   it('reports an invalid edit on stderr and writes nothing beside the file (the extension makes the backups)', async () => {
     const invalid = '{ "version": "1.1.0", "security": { "maxFileSize": -5 } }';
     fs.writeFileSync(tmp.file, invalid);
