@@ -63,3 +63,25 @@ export function setInJsonc(text: string, paths: readonly JsonPath[], valueAt: (p
   }
   return out;
 }
+
+/** Keys that occur more than once in one object of a JSON-with-comments text, as dotted paths. */
+export function duplicateKeys(text: string): string[] {
+  const tree = parseTree(text, [], PARSE_OPTIONS);
+  const found = new Set<string>();
+  const walk = (node: Node | undefined, prefix: string[]) => {
+    if (!node) return;
+    if (node.type === 'array') for (const child of node.children ?? []) walk(child, prefix);
+    if (node.type !== 'object') return;
+    const seen = new Set<string>();
+    for (const property of node.children ?? []) {
+      const [key, value] = property.children ?? [];
+      if (!key) continue;
+      const name = String(key.value);
+      if (seen.has(name)) found.add([...prefix, name].join('.'));
+      seen.add(name);
+      walk(value, [...prefix, name]);
+    }
+  };
+  walk(tree, []);
+  return [...found];
+}

@@ -4,9 +4,8 @@ import path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { writeBackup, type BackupKind } from './backup';
-import { setInJsonc, type JsonPath } from './jsonc';
+import { duplicateKeys, setInJsonc, type JsonPath } from './jsonc';
 import { loadConfigFile, parseConfigBytes, type ConfigFileLoad } from './load';
-import { parseTree, type Node as JsonNode } from 'jsonc-parser/lib/esm/main.js';
 import { withFileLock } from './lock';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { configSchema, defaultConfig, type NotesConfig } from './schema';
@@ -52,28 +51,6 @@ function realTarget(file: string): string {
   }
 }
 
-/** Keys that occur more than once in one object of a JSON-with-comments text, as dotted paths. */
-function duplicateKeys(text: string): string[] {
-  const tree = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
-  const found = new Set<string>();
-  const walk = (node: JsonNode | undefined, prefix: string[]) => {
-    if (!node) return;
-    if (node.type === 'array') for (const child of node.children ?? []) walk(child, prefix);
-    if (node.type !== 'object') return;
-    const seen = new Set<string>();
-    for (const property of node.children ?? []) {
-      const [key, value] = property.children ?? [];
-      if (!key) continue;
-      const name = String(key.value);
-      if (seen.has(name)) found.add([...prefix, name].join('.'));
-      seen.add(name);
-      walk(value, [...prefix, name]);
-    }
-  };
-  walk(tree, []);
-  return [...found];
-}
-
 const silent: ConfigLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export function serializeConfig(config: unknown): string {
@@ -99,6 +76,8 @@ export class ConfigStore {
   private readonly listeners = new Set<{ last: NotesConfig; cb: ConfigListener }>();
   /** Since the file last turned invalid: the contents seen (each logged once) and the backup made then. */
   private invalidSeen?: { contents: Set<string>; backupPath: string | undefined };
+  /** Why the file could not be read, as last logged; cleared once it is read again. */
+  private unreadable?: string;
 
   constructor(options: ConfigStoreOptions) {
     this.file = path.resolve(options.file);
@@ -132,9 +111,13 @@ export class ConfigStore {
     if (load.problems.length === 0) this.invalidSeen = undefined;
     if (load.readError) {
       // A file that exists but cannot be read: its settings are unknown, so nothing is backed up or written.
-      this.reportUnreadable(load.readError);
+      if (this.unreadable !== load.readError) {
+        this.logger.error(`Configuration ${this.file} cannot be read; the defaults are used in memory and nothing is written to it: ${load.readError}`);
+      }
+      this.unreadable = load.readError;
       return { config: load.config, ...report };
     }
+    this.unreadable = undefined;
     if (!load.bytes) return { config: load.config, ...report };
     if (load.problems.length) {
       this.reportInvalid(load.bytes, load.problems, report);
@@ -153,15 +136,6 @@ export class ConfigStore {
       Object.assign(report, { problems: load.problems, migrated: load.migrated });
     }
     return { config: load.config, ...report };
-  }
-
-  /** Logs a file that cannot be read, once for each reason until it can be read again. */
-  private reportUnreadable(reason: string): void {
-    const key = `unreadable:${reason}`;
-    if (this.invalidSeen?.contents.has(key)) return;
-    if (this.invalidSeen) this.invalidSeen.contents.add(key);
-    else this.invalidSeen = { contents: new Set([key]), backupPath: undefined };
-    this.logger.error(`Configuration ${this.file} cannot be read; the defaults are used in memory and nothing is written to it: ${reason}`);
   }
 
   /**
@@ -297,6 +271,9 @@ export class ConfigStore {
       }
     };
     fs.watchFile(this.file, { interval: CONFIG_POLL_MS, persistent: false }, onStatus);
+    // The polled status starts from a first look taken a moment later: a write between the read above and that
+    // look would be in it, and so never seen as a change. One more read, once the watches stand, sees it.
+    reread();
     return () => {
       stopped = true;
       clearTimeout(timer);

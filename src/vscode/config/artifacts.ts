@@ -113,22 +113,32 @@ server starts with.
 migrates only in memory) and applies a change from the next request on: \`security.*\` (file size limit, file types),
 \`files.*\` and \`search.*\` (the workspace index is rebuilt in the background when its settings change),
 \`plugins.settings\` (new secrets are masked in the log at once), \`development.debugLogging\` and
-\`integrations.mcp.tools\` (a switched category leaves or rejoins \`tools/list\` and the client gets
-\`notifications/tools/list_changed\`). Read only at start, so they need a restart ("Notes: Restart MCP Server", or
+\`integrations.mcp.tools\` (a switched category leaves or rejoins \`tools/list\` and the client gets one
+\`notifications/tools/list_changed\` for the change, however many tools it moves). Read only at start, so they need a restart ("Notes: Restart MCP Server", or
 restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defaultPath\` (the folder served).
 
 - **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
   result is validated first; an invalid update is rejected with \`CONFIG_INVALID\` naming the field and the file is not
   touched. Only the fields an update names change in the file: comments, formatting, key order, unknown keys and other
   values (invalid ones too) stay as they are. A file that is not JSON at all is not updated (its settings could not be
-  kept): the update is refused with \`CONFIG_INVALID\` saying where the syntax error is; fix the file or reset it.
-  Writes are atomic (temp file + rename). Updates within one process run one after another; between processes
-  (the extension, a server, a second window) a lock file \`config.json.lock\` (taken over after 10 s if its owner
+  kept): the update is refused with \`CONFIG_INVALID\` saying where the syntax error is; fix the file or reset it. So is
+  an update to a file that holds a key twice in one object where the update would land (JSON's last copy counts, an
+  edit in place changes the first): the error names the key. Every update is read back before it is written and
+  must give the configuration it reports. Writes are atomic (temp file + rename). Updates within one process run one
+  after another; between processes (the extension, a server, a second window) a lock file \`config.json.lock\` (taken over after 10 s if its owner
   crashed) makes each read-merge-write a unit, so concurrent updates never lose one another. An external editor that
   saves without the lock can still race an update; its change is then seen by \`watchConfig\` like any edit.
 - **Watching** reports changes made through the store at once and changes by any other program after 100 ms of quiet,
-  with \`(newConfig, oldConfig)\`; a write that leaves the configuration equal is not reported.
+  with \`(newConfig, oldConfig)\`; a write that leaves the configuration equal is not reported. Two watches do it: the
+  folder the file really is in (a symbolic link to the file is followed, so an editor saving the target is seen),
+  and the file's status checked every second, which also sees a folder deleted and made again, a link whose target
+  moves, and a file whose folder does not exist yet (nothing is created for it; the watch says so in the log).
 - **Reset** writes the defaults; the previous file is kept as \`config.json.pre-reset-<timestamp>.bak\`.
+- **A file that cannot be read** (no permission, a folder in its place, over 16 MiB): the defaults are used in memory
+  and the reason is logged, once while it lasts; updates and reset are refused with \`CONFIG_INVALID\` and nothing is
+  written over it, since its settings could be neither kept nor backed up. Fix its permissions or remove it.
+- **Migration on start** (the extension's) reads the file again under the lock before writing it migrated, so an
+  update another process made meanwhile is not written over.
 - **Invalid file** (not JSON, or against the schema): the reasons are logged (Notes output channel / server stderr), and
   when the file turns invalid it is copied byte for byte to \`config.json.invalid-<timestamp>.bak\` beside it (a new name
   each time, never overwriting an earlier backup; an identical backup is reused) and VS Code offers **Open
