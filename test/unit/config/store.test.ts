@@ -263,9 +263,21 @@ describe('config store', () => {
       const watching = new ConfigStore({ file, debounceMs: 20, logger: recordingLogger() });
       const change = new Promise<NotesConfig>((resolve) => stops.push(watching.watchConfig((n) => resolve(n))));
       assert.equal(fs.existsSync(`${tmp.dir}/nodir`), false, 'watching created nothing');
+      // Past the read the watch makes when it starts: only the polled status can see this file arrive.
+      await new Promise((resolve) => setTimeout(resolve, 300));
       fs.mkdirSync(`${tmp.dir}/nodir/deeper`, { recursive: true });
       fs.writeFileSync(file, JSON.stringify({ editor: { fontSize: 21 } }));
       assert.equal((await change).editor.fontSize, 21);
+    });
+
+    it('reports a file written, folder and all, the moment the watch starts', async () => {
+      // No folder to watch: the polled status alone could miss it (its first look may come after the write).
+      const file = `${tmp.dir}/later/config.json`;
+      const watching = new ConfigStore({ file, debounceMs: 20, logger: recordingLogger() });
+      const change = new Promise<NotesConfig>((resolve) => stops.push(watching.watchConfig((n) => resolve(n))));
+      fs.mkdirSync(`${tmp.dir}/later`);
+      fs.writeFileSync(file, JSON.stringify({ editor: { fontSize: 23 } }));
+      assert.equal((await change).editor.fontSize, 23);
     });
 
     it('follows a config file reached through a symbolic link, when its target is replaced in the target folder', async () => {
