@@ -93,21 +93,23 @@ function configKeys(value: unknown, parts: string[] = []): string[] {
 
 /**
  * The value at a dotted key. A key whose name holds dots (a plugin named `acme.sync`) is found too: at each level
- * the shortest run of parts that names a key and leads to a value is taken.
+ * the shortest key that the rest of the dotted key starts with, and that leads to a value, is taken. The keys that
+ * exist are tried, not the ways to cut the dotted key, so a key of 30 000 dots costs what one of three does.
  */
 function lookup(config: Record<string, unknown>, key: string): { found: boolean; value: unknown } {
-  const walk = (current: unknown, parts: string[]): { found: boolean; value: unknown } => {
-    if (parts.length === 0) return { found: true, value: current };
+  const walk = (current: unknown, rest: string): { found: boolean; value: unknown } => {
     if (current === null || typeof current !== 'object' || Array.isArray(current)) return { found: false, value: undefined };
-    for (let n = 1; n <= parts.length; n++) {
-      const name = parts.slice(0, n).join('.');
-      if (!Object.hasOwn(current, name)) continue;
-      const found = walk((current as Record<string, unknown>)[name], parts.slice(n));
-      if (found.found) return found;
+    const names = Object.keys(current).sort((a, b) => a.length - b.length);
+    for (const name of names) {
+      if (rest === name) return { found: true, value: (current as Record<string, unknown>)[name] };
+      if (rest.length > name.length && rest.startsWith(name) && rest[name.length] === '.') {
+        const found = walk((current as Record<string, unknown>)[name], rest.slice(name.length + 1));
+        if (found.found) return found;
+      }
     }
     return { found: false, value: undefined };
   };
-  return walk(config, key.split('.'));
+  return walk(config, key);
 }
 
 export async function completeNotePath(ctx: NotesContext, value: string): Promise<string[]> {
@@ -292,7 +294,7 @@ function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void 
 
 /** Resources besides notes that can be subscribed to (they change with the note set or a restart). */
 function isFixedResource(uri: string): boolean {
-  return uri === WORKSPACE_INFO_URI || uri === THEME_URI || /^notesapp:\/\/(config|plugins)\/[^/]+$/.test(uri);
+  return uri === WORKSPACE_INFO_URI || uri === THEME_URI || /^notesapp:\/\/plugins\/[^/]+$/.test(uri);
 }
 
 /** resources/subscribe on a note watches the file; the note set is watched for list_changed. */
@@ -369,7 +371,7 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       if (!lookup(redactedConfig(ctx), key).found) throw unknownConfigKey(ctx, key, uri);
       subscriptions.set(uri, { dispose: () => undefined });
     } else if (isFixedResource(uri)) {
-      // Other resources change only with the note set (workspace/info) or with a restart (configuration).
+      // Other resources change only with the note set (workspace/info) or with a restart (theme, plugins).
       subscriptions.set(uri, { dispose: () => undefined });
     } else {
       throw new ProtocolError(

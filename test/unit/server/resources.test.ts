@@ -132,6 +132,13 @@ describe('MCP resources', () => {
     assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents).theme, 'dark');
   });
 
+  it('answers a configuration key of 30 000 dots with -32002 at once (keys that exist are tried, not the ways to cut it)', async function () {
+    // Trying every way to cut it took about 7 s on the protocol thread; the test's own timeout is the bound.
+    this.timeout(5_000);
+    await rejects(h.client, `notesapp://config/${'a.'.repeat(30_000)}a`, /Unknown configuration key/, -32002);
+    assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://config/editor.fontSize' })).contents).value, 18);
+  });
+
   it('answers a URI that is none of its resources with -32002 naming the ones it has, and keeps serving', async () => {
     for (const uri of ['notesapp://nothing/x', 'file:///etc/passwd', 'notesapp://workspace/other', 'notesapp://notes']) {
       await rejects(h.client, uri, new RegExp(`^MCP error -32002: Resource not found: ${uri.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\. This server's resources: notesapp://notes/\\{path\\}, `), -32002);
