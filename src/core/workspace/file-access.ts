@@ -1,6 +1,7 @@
 // Every file read and write of the server: through the PathGuard, within security.maxFileSize, crash-safe writes.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { NotesError } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
@@ -177,6 +178,16 @@ function mapFsError(err: unknown, relative: string): never {
   throw err;
 }
 
+/** `stat` (or `lstat`) of a path, where nothing there is NOT_FOUND naming `relative` and other failures are mapped. */
+async function statOrNotFound(statOf: (p: string) => Promise<Stats>, absolute: string, relative: string): Promise<Stats> {
+  try {
+    return await statOf(absolute);
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+    return mapFsError(err, relative);
+  }
+}
+
 /** Bytes of the UTF-8 character that starts with `lead`. */
 function utf8Length(lead: number): number {
   return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
@@ -256,13 +267,7 @@ export class FileAccess {
   }
 
   private async statFile(absolute: string, relative: string) {
-    let stat;
-    try {
-      stat = await fs.stat(absolute);
-    } catch (err) {
-      if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
-      mapFsError(err, relative);
-    }
+    const stat = await statOrNotFound(fs.stat, absolute, relative);
     if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative });
     return stat;
   }
@@ -426,13 +431,7 @@ export class FileAccess {
     const entry = await this.guard.entryOf(guarded, userPath);
     this.checkTargetNotExcluded(relative, entry);
     return oneAtATime(guarded.real, async () => {
-      let stat;
-      try {
-        stat = await fs.lstat(entry);
-      } catch (err) {
-        if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
-        mapFsError(err, relative);
-      }
+      const stat = await statOrNotFound(fs.lstat, entry, relative);
       if (stat.isDirectory()) {
         throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder; delete_file removes files only.`, { path: relative });
       }

@@ -5,6 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { compileQuery, legacyWordCharacter, ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
 
+/** A scan search over `files` written to a new temporary folder. */
+function scanSearchOver(files: Record<string, string>, prefix: string): { root: string; search: ScanSearch } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
+  return { root, search: new ScanSearch({ root, files: { listFiles: async () => Object.keys(files).sort(), fileExtension: '.md' }, maxFileSize: 1e6 }) };
+}
+
 describe('workspace search core', () => {
   let root: string;
   const base: SearchQuery = { query: '', caseSensitive: false, regex: false, wholeWord: false, maxResults: 100 };
@@ -17,9 +24,7 @@ describe('workspace search core', () => {
   let search: ScanSearch;
 
   before(() => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-search-'));
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
-    search = new ScanSearch({ root, files: { listFiles: async () => Object.keys(files).sort(), fileExtension: '.md' }, maxFileSize: 1e6 });
+    ({ root, search } = scanSearchOver(files, 'notesapp-search-'));
   });
   after(() => {
     search.dispose();
@@ -75,9 +80,7 @@ describe('workspace search core: patterns that compile only without the u flag, 
   };
 
   before(() => {
-    root = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-search-legacy-'));
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(root, name), text);
-    search = new ScanSearch({ root, files: { listFiles: async () => Object.keys(files).sort(), fileExtension: '.md' }, maxFileSize: 1e6 });
+    ({ root, search } = scanSearchOver(files, 'notesapp-search-legacy-'));
   });
   after(() => {
     search.dispose();
