@@ -3,6 +3,17 @@ import MarkdownIt from 'markdown-it';
 
 type Parser = ReturnType<typeof MarkdownIt>;
 export type Token = MarkdownIt.Token;
+type InlineState = Parameters<Parser['inline']['tokenize']>[0];
+type InlineRule = (state: InlineState, silent: boolean) => boolean;
+
+/** Lines of an inline token's source (0-based, counted in its block's text) on which an inline token starts and ends. */
+export interface InlineSpan {
+  first: number;
+  last: number;
+}
+
+const spans = new WeakMap<Token, InlineSpan>();
+const lineEnds = new WeakMap<InlineState, number[]>();
 
 let instance: Parser | undefined;
 
@@ -11,8 +22,57 @@ export function markdown(): Parser {
     instance = new MarkdownIt({ html: true, linkify: false });
     // Escapes and entities stay tokens of their own (`text_special`), so that structure.ts knows an escaped `\#`.
     instance.core.ruler.disable('text_join');
+    const ruler = instance.inline.ruler;
+    // The `text` rule only adds to the pending text, and runs at most characters: it is left as it is.
+    for (const rule of [...ruler.__rules__]) if (rule.name !== 'text') ruler.at(rule.name, located(rule.fn), { alt: rule.alt });
   }
   return instance;
+}
+
+/** Number of line breaks in `state.src` before `pos`. */
+function lineAt(state: InlineState, pos: number): number {
+  let ends = lineEnds.get(state);
+  if (!ends) {
+    ends = [];
+    for (let at = state.src.indexOf('\n'); at !== -1; at = state.src.indexOf('\n', at + 1)) ends.push(at);
+    lineEnds.set(state, ends);
+  }
+  let low = 0;
+  let high = ends.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (ends[mid] < pos) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * An inline rule that records the lines of the source each token it pushes came from. markdown-it's inline tokens
+ * carry no position, and line breaks inside a code span, an image, a link's destination or title, or an HTML tag are
+ * in no token of their own; without this, everything after them on later lines was given too early a line. Text
+ * tokens are left out: they are made of pending text when the next token is pushed, and lie on the line where the
+ * token before them ended.
+ */
+function located(rule: InlineRule): InlineRule {
+  return (state, silent) => {
+    const start = state.pos;
+    const pushed = state.tokens.length;
+    const matched = rule(state, silent);
+    if (matched && !silent && state.tokens.length > pushed) {
+      const span = { first: lineAt(state, start), last: lineAt(state, state.pos) };
+      for (let k = pushed; k < state.tokens.length; k++) {
+        const token = state.tokens[k];
+        if (token.type !== 'text' && !spans.has(token)) spans.set(token, span);
+      }
+    }
+    return matched;
+  };
+}
+
+/** Where an inline token came from in its block's text, when an inline rule made it (not for text tokens). */
+export function inlineSpan(token: Token): InlineSpan | undefined {
+  return spans.get(token);
 }
 
 export function parseBlocks(body: string): Token[] {

@@ -1,5 +1,5 @@
 // A note's structure from markdown-it tokens: headings, markdown links, [[wikilinks]], inline #tags, word count.
-import { lineOf, parseBlocks, type Token } from './markdown';
+import { inlineSpan, lineOf, parseBlocks, type Token } from './markdown';
 
 export interface Heading {
   level: number;
@@ -64,10 +64,14 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
   const children = inline.children ?? [];
   for (let i = 0; i < children.length; i++) {
     const child = children[i];
+    // Tokens made by an inline rule know the lines they came from (a code span, an image, a link's title or an HTML
+    // tag may run over lines with no line-break token of their own); text lies where the token before it ended.
+    const span = inlineSpan(child);
+    if (span) line = firstLine + span.first;
     switch (child.type) {
       case 'softbreak':
       case 'hardbreak':
-        line++;
+        if (!span) line++;
         prose.push(' ');
         if (openLink) openLink.text += ' ';
         break;
@@ -85,10 +89,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         prose.push(child.content);
         if (openLink) openLink.text += child.content;
         break;
-      case 'html_inline':
-        // An HTML tag may run over lines (`<span\n class="x">`); the lines after it count them.
-        for (let at = child.content.indexOf('\n'); at !== -1; at = child.content.indexOf('\n', at + 1)) line++;
-        break;
+
       case 'text':
       case 'text_special': {
         let text = '';
@@ -113,6 +114,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
       default:
         break;
     }
+    if (span) line = firstLine + span.last;
   }
 }
 

@@ -72,6 +72,24 @@ describe('notes/structure on hostile and unusual text', () => {
     assert.deepEqual(s.links.map((l) => l.line), [3]);
   });
 
+  it('gives links after a code span, an image, a link title or an HTML tag that run over lines their own line', () => {
+    const s = analyseBody(
+      [
+        'one `code', 'span` [[L2]]', // a code span's line break reads as a space in its text
+        '![alt', 'text](p.png) [[L4]]', // an image's alt text is one token
+        '[t](T.md "a', 'title") [[L6]]', // a link title's line break is in no token
+        '[a', '*b*', '`c', 'd`](Z.md) [[L10]]', // link text over lines, a code span in it
+        '<span', 'class="x"> \\', '[[L13]]', // an escaped line end is a hard break
+        '',
+        'Setext [[L15]]', 'heading [[L16]]', '---',
+      ].join('\n') + '\n',
+      2,
+    );
+    assert.deepEqual(s.links.map((l) => [l.target, l.line]), [
+      ['L2', 4], ['L4', 6], ['T.md', 7], ['L6', 8], ['Z.md', 9], ['L10', 12], ['L13', 15], ['L15', 17], ['L16', 18],
+    ]);
+  });
+
   it('keeps a URL whole, fragment included, and the space of link text over two lines', () => {
     const s = analyseBody('[l](http://y.com/#anch) [app](https://app/#/route) [multi\nline](M.md#Part)\n', 0);
     assert.deepEqual(s.links.map((l) => [l.target, l.heading, l.text]), [
