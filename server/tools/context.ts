@@ -47,6 +47,8 @@ export class NotesContext {
   private indexedSearch: IndexedSearch | undefined;
   private scan: { settings: string; search: ScanSearch } | undefined;
   private resolver: { index: WorkspaceIndex; key: string; resolver: LinkResolver } | undefined;
+  /** The index's notes for one listing and note extension (the same array while both stay, see noteStats()). */
+  private indexedNotes: { index: WorkspaceIndex; key: string; notes: readonly string[] } | undefined;
   /** The file access of the current settings; rebuilt only when they change (it compiles the exclude globs). */
   private fileAccess: { settings: string; access: FileAccess } | undefined;
   /** ripgrep, found on first use (NOTESAPP_RIPGREP, else PATH): searches without every text in memory use it. */
@@ -162,7 +164,14 @@ export class NotesContext {
   async noteStats(): Promise<readonly NoteStat[]> {
     const index = await this.workspaceIndex();
     const ext = this.config.files.fileExtension;
-    if (index && (await index.fresh())) return index.noteStats(index.listFiles().filter((f) => isNoteFile(f, ext)));
+    if (index && (await index.fresh())) {
+      const key = `${index.version}\n${ext}`;
+      if (this.indexedNotes?.index !== index || this.indexedNotes.key !== key) {
+        this.indexedNotes = { index, key, notes: index.listFiles().filter((f) => isNoteFile(f, ext)) };
+      }
+      // The index answers the same list again from what it keeps, until a change is reported.
+      return index.noteStats(this.indexedNotes.notes);
+    }
     const guard = await this.guard();
     return statNotes(guard.realRoot, await this.listNotes());
   }

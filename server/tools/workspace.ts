@@ -1,6 +1,6 @@
 // Workspace tools: get_workspace_info, get_workspace_stats.
 import { z } from 'zod';
-import { RECENT_FILES_COUNT, workspaceInfo, workspaceStats } from '../../src/core/workspace/stats';
+import { RECENT_FILES_COUNT, workspaceInfo, workspaceStats, type NoteStat, type WorkspaceStats } from '../../src/core/workspace/stats';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
@@ -13,6 +13,18 @@ export const workspaceInfoShape = {
 
 export async function currentWorkspaceInfo(ctx: NotesContext) {
   return workspaceInfo(ctx.deps.workspaceRoot, await ctx.noteStats());
+}
+
+/**
+ * The statistics of one answer of noteStats(). The index gives the same array again while no note changed, so on a
+ * large workspace a repeated call does not count 50 000 notes by folder again.
+ */
+const statsOf = new WeakMap<readonly NoteStat[], WorkspaceStats>();
+
+function statsFor(notes: readonly NoteStat[]): WorkspaceStats {
+  let stats = statsOf.get(notes);
+  if (!stats) statsOf.set(notes, (stats = workspaceStats(notes)));
+  return stats;
 }
 
 export function registerWorkspaceTools(ctx: NotesContext): void {
@@ -42,6 +54,6 @@ export function registerWorkspaceTools(ctx: NotesContext): void {
         .describe(`Up to ${RECENT_FILES_COUNT} notes, newest first.`),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run: async () => ({ structured: workspaceStats(await ctx.noteStats()) }),
+    run: async () => ({ structured: statsFor(await ctx.noteStats()) }),
   });
 }

@@ -91,6 +91,10 @@ export class WorkspaceIndex {
   private readonly watchers = new Map<string, fs.FSWatcher>();
   /** Size and modification time of listed files, read on first need and forgotten when a watcher names them. */
   private readonly fileStats = new Map<string, NoteStat>();
+  /** Changes whenever a kept size and time is forgotten (what was derived from them is then out of date). */
+  private statsGeneration = 0;
+  /** The last answer of noteStats() made wholly of kept sizes and times, for the same list of files. */
+  private lastNoteStats: { files: readonly string[]; generation: number; stats: readonly NoteStat[] } | undefined;
   /** Paths (files or folders) that watchers reported and that are not re-checked yet. */
   private readonly dirty = new Set<string>();
   private readonly filter: PathFilter;
@@ -385,8 +389,12 @@ export class WorkspaceIndex {
    * change made through another of its names is reported for that name only.
    */
   async noteStats(files: readonly string[]): Promise<readonly NoteStat[]> {
+    const generation = this.statsGeneration;
+    const last = this.lastNoteStats;
+    if (last && last.files === files && last.generation === generation) return last.stats;
     const out: NoteStat[] = [];
     const breathe = slicer();
+    let allKept = true;
     for (const rel of files) {
       let known = this.fileStats.get(rel);
       if (!known) {
@@ -398,14 +406,21 @@ export class WorkspaceIndex {
         } catch {
           stat = undefined; // unreadable: left out, as a file gone
         }
-        if (!stat) continue;
+        if (!stat) {
+          allKept = false;
+          continue;
+        }
         known = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs };
         // Set before any watcher event is handled (those wait for the next turn), so a later change drops it.
         if (!this.disposed && watched && !this.unwatched && stat.nlink <= 1) this.fileStats.set(rel, known);
+        else allKept = false;
         await breathe();
       }
       out.push(known);
     }
+    // Kept for the next call when every entry is kept (so a change to any of them is reported) and none was
+    // forgotten meanwhile: the answer for the same list is then the same.
+    if (allKept && generation === this.statsGeneration && !this.disposed) this.lastNoteStats = { files, generation, stats: out };
     return out;
   }
 
@@ -426,6 +441,7 @@ export class WorkspaceIndex {
     this.texts?.close();
     this.files = [];
     this.fileStats.clear();
+    this.lastNoteStats = undefined;
   }
 
   private textWorker(): TextWorker {
@@ -626,7 +642,7 @@ export class WorkspaceIndex {
         // No name: something in the folder changed, re-check the whole folder.
         const changed = name ? (rel ? `${rel}/${name}` : String(name)) : rel;
         this.dirty.add(changed);
-        this.fileStats.delete(changed);
+        this.forgetStat(changed);
         this.scheduleApply();
       });
       watcher.on('error', () => {
@@ -670,7 +686,7 @@ export class WorkspaceIndex {
       } catch {
         stat = undefined;
       }
-      this.fileStats.delete(rel);
+      this.forgetStat(rel);
       // A folder the crawl read has a watcher (until removeUnder below closes it).
       if (stat?.isDirectory() || this.watchers.has(rel)) replaced.push(rel);
       if (stat?.isFile()) {
@@ -707,16 +723,25 @@ export class WorkspaceIndex {
   /** Forgets the sizes and times of every file in or under `folders` (one pass over what is known). */
   private forgetStatsUnder(folders: readonly string[]): void {
     if (folders.length === 0 || this.fileStats.size === 0) return;
-    if (folders.includes('')) return this.fileStats.clear();
+    if (folders.includes('')) {
+      this.fileStats.clear();
+      this.statsGeneration++;
+      return;
+    }
     const under = new Set(folders);
     for (const file of this.fileStats.keys()) {
       for (let i = file.indexOf('/'); i >= 0; i = file.indexOf('/', i + 1)) {
         if (under.has(file.slice(0, i))) {
-          this.fileStats.delete(file);
+          this.forgetStat(file);
           break;
         }
       }
     }
+  }
+
+  /** Forgets the size and time kept for `rel`, if any. */
+  private forgetStat(rel: string): void {
+    if (this.fileStats.delete(rel)) this.statsGeneration++;
   }
 
   private isListed(file: string): boolean {

@@ -207,6 +207,25 @@ for (const [label, config] of [
       assert.equal(info.size, want.size);
     });
 
+    it('answers with a note’s new size and time when nothing else changed, call after call', async () => {
+      for (let round = 1; round <= 3; round++) {
+        // Two calls with no change between them (the second may be answered from what the first kept)...
+        await callOk(h.client, 'get_workspace_info');
+        assert.equal((await callOk<{ size: number }>(h.client, 'get_workspace_info')).size, expected().size);
+        // ...then only one note's text, or only its time, changes.
+        if (round === 2) {
+          const t = Date.now() / 1000 + 3600 * round;
+          fs.utimesSync(path.join(h.workspace, 'journal/2024-03-02.md'), t, t);
+        } else fs.appendFileSync(path.join(h.workspace, 'ideas.md'), 'x'.repeat(100 * round));
+        const want = expected();
+        const info = await callOk<{ noteCount: number; size: number }>(h.client, 'get_workspace_info');
+        assert.deepEqual([info.noteCount, info.size], [want.count, want.size], `round ${round}`);
+        const stats = await callOk<Stats>(h.client, 'get_workspace_stats');
+        assert.equal(stats.totalSize, want.size);
+        assert.deepEqual(stats.recentFiles[0], { path: want.newest.path, modified: new Date(want.newest.mtimeMs).toISOString(), size: want.newest.size });
+      }
+    });
+
     it('answers with the files of a folder that replaced another of the same name', async () => {
       fs.mkdirSync(path.join(h.workspace, 'swap/sub'), { recursive: true });
       fs.writeFileSync(path.join(h.workspace, 'swap/a.md'), 'small');
