@@ -107,7 +107,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
           out.links.push({ type: 'wikilink', target, heading, text: m[4]?.trim() || target || heading || '', line });
         }
         // Link text is the link's words: a `#` in it (`[#intro](x.md)`) is not a tag.
-        if (tags && !openLink) out.inlineTags.push(...tagsOf(text, escaped));
+        if (tags && !openLink) for (const tag of tagsOf(text, escaped)) out.inlineTags.push(tag); // not push(...): a run may hold 100 000s
         prose.push(text.replace(WIKILINK, (_s: string, _b: string, target: string, heading?: string, alias?: string) => alias ?? target ?? heading ?? ''));
         break;
       }

@@ -107,6 +107,13 @@ describe('huge notes', () => {
     assert.ok(Date.now() - started < 8000, `took ${Date.now() - started} ms`);
   });
 
+  it('get_note_metadata reads a note of 200 000 inline #tags in one paragraph: each tag once', async () => {
+    // The tags of one run of text were pushed as the arguments of one call, over the stack's limit.
+    fs.writeFileSync(path.join(h.workspace, 'tags.md'), '#a #b '.repeat(100_000));
+    const meta = await callOk<{ tags: string[]; truncated: boolean }>(h.client, 'get_note_metadata', { path: 'tags.md' });
+    assert.deepEqual([meta.tags, meta.truncated], [['a', 'b'], false]);
+  });
+
   it('extract_tasks caps a note of 100 000 tasks at 5000 with truncated set, and the text block is compact JSON', async () => {
     fs.writeFileSync(path.join(h.workspace, 'many.md'), '- [ ] t\n'.repeat(100_000));
     const result = await call(h.client, 'extract_tasks', { path: 'many.md' });
