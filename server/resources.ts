@@ -120,8 +120,14 @@ export async function completeNotePath(ctx: NotesContext, value: string): Promis
   return [...starts, ...contains].slice(0, COMPLETION_LIMIT);
 }
 
+/** Sorted once per configuration read (resources/list asks for them at each of its pages). */
+const pluginNamesOf = new WeakMap<object, string[]>();
+
 function pluginNames(ctx: NotesContext): string[] {
-  return [...new Set([...ctx.config.plugins.enabled, ...Object.keys(ctx.config.plugins.settings)])].sort();
+  const { plugins } = ctx.config;
+  let names = pluginNamesOf.get(plugins);
+  if (!names) pluginNamesOf.set(plugins, (names = [...new Set([...plugins.enabled, ...Object.keys(plugins.settings)])].sort()));
+  return names;
 }
 
 function noteResource(relative: string): Resource {
@@ -262,15 +268,26 @@ export function registerResources(ctx: NotesContext): Disposable {
   return registerSubscriptions(ctx);
 }
 
+/** Cursor of a page of the resources other than notes: this, then the index of the first; no note path starts with `/`. */
+const OTHERS_CURSOR = '/resources/';
+
+function otherCursor(cursor: string): number | undefined {
+  if (!cursor.startsWith(OTHERS_CURSOR)) return undefined;
+  const at = cursor.slice(OTHERS_CURSOR.length);
+  return /^(0|[1-9][0-9]{0,8})$/.test(at) ? Number(at) : undefined;
+}
+
 /**
  * resources/read and resources/list in place of the SDK's (set when the first resource was registered): a URI
  * that is none of our resources answers MCP's -32002 "Resource not found" (the SDK answers -32602), and the list
  * comes in pages, the other resources first and then the notes, NOTES_PER_PAGE at a time, each page's
  * `nextCursor` the path of its last note (the SDK's lists everything in one reply, which for 50 000 notes is
- * megabytes). A note created or deleted between pages neither shifts nor repeats the others.
+ * megabytes). A note created or deleted between pages neither shifts nor repeats the others. Other resources
+ * beyond a page come first, a page at a time, with cursors of their own (OTHERS_CURSOR).
  */
 function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void {
   const { server } = ctx;
+  const othersOf = new WeakMap<object, Resource[]>();
   server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = new URL(request.params.uri);
     const href = uri.toString();
@@ -282,12 +299,28 @@ function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void 
   });
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request): Promise<ListResourcesResult> => {
     const cursor = request.params?.cursor;
-    const others: Resource[] = [];
-    if (cursor === undefined) for (const entry of entries) if (entry.list) others.push(...(await entry.list()));
+    const fromOther = cursor === undefined ? 0 : otherCursor(cursor);
+    const resources: Resource[] = [];
+    if (fromOther !== undefined) {
+      // They follow from the configuration alone: made once per configuration read.
+      let others = othersOf.get(ctx.config);
+      if (!others) {
+        others = [];
+        // One by one, not push(...): a configuration may name any number of plugins.
+        for (const entry of entries) if (entry.list) for (const resource of await entry.list()) others.push(resource);
+        othersOf.set(ctx.config, others);
+      }
+      // More than a page of them (tens of thousands of plugins named): they come a page at a time first.
+      if (others.length - fromOther > NOTES_PER_PAGE) {
+        const end = fromOther + NOTES_PER_PAGE;
+        return { resources: others.slice(fromOther, end), nextCursor: `${OTHERS_CURSOR}${end}` };
+      }
+      for (let i = fromOther; i < others.length; i++) resources.push(others[i]);
+    }
     const notes = await ctx.listNotes();
-    const start = cursor === undefined ? 0 : firstAfter(notes, cursor);
+    const start = fromOther !== undefined ? 0 : firstAfter(notes, cursor as string);
     const end = Math.min(notes.length, start + NOTES_PER_PAGE);
-    const resources = [...others, ...notes.slice(start, end).map(noteResource)];
+    for (let i = start; i < end; i++) resources.push(noteResource(notes[i]));
     return end < notes.length ? { resources, nextCursor: notes[end - 1] } : { resources };
   });
 }

@@ -306,3 +306,32 @@ describe('MCP list_changed without a file watcher', () => {
     }
   });
 });
+
+describe('MCP resources/list with 150 000 plugins named in the configuration', () => {
+  let h: Harness;
+  const plugins = Array.from({ length: 150_000 }, (_, i) => `p${i}`);
+  before(async () => {
+    h = await startServer({ config: { plugins: { enabled: plugins } } });
+  });
+  after(async () => h?.close());
+
+  it('lists each plugin once, 2000 resources a page, then the notes', async () => {
+    // The plugins were pushed as the arguments of one call, over the stack's limit; then the one page they were all
+    // on was 40 MB, over the payload limit.
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await h.client.listResources(cursor === undefined ? undefined : { cursor });
+      assert.ok(page.resources.length <= 2000 + 2000, `page ${pages}: ${page.resources.length}`);
+      for (const r of page.resources) uris.push(r.uri);
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined);
+    const listed = uris.filter((u) => u.startsWith('notesapp://plugins/'));
+    assert.deepEqual(listed, [...plugins].sort().map((p) => `notesapp://plugins/${p}`));
+    assert.equal(new Set(uris).size, uris.length, 'nothing listed twice');
+    assert.ok(uris.includes('notesapp://notes/index.md') && uris.includes('notesapp://workspace/info'));
+    assert.ok(pages >= 75, `${pages} pages`);
+  });
+});
