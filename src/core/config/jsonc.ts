@@ -45,16 +45,18 @@ export type JsonPath = (string | number)[];
  * are. A path whose parent is not an object (e.g. `"editor": 5`) sets the nearest ancestor that can be set;
  * `valueAt` gives the value for any prefix of a path.
  */
-export function setInJsonc(text: string, paths: readonly JsonPath[], valueAt: (path: JsonPath) => unknown): string {
+export function setInJsonc(text: string, paths: readonly JsonPath[], valueAt: (path: JsonPath) => unknown, options: { first?: boolean } = {}): string {
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
   const formattingOptions = { insertSpaces: !indent.startsWith('\t'), tabSize: indent.startsWith('\t') ? 1 : indent.length, eol };
+  // A new key goes last in its object, or first with `first`.
+  const getInsertionIndex = options.first ? () => 0 : undefined;
   let out = text;
   for (const path of paths) {
     for (let length = path.length; length > 0; length--) {
       const prefix = path.slice(0, length);
       try {
-        out = applyEdits(out, modify(out, prefix, valueAt(prefix), { formattingOptions }));
+        out = applyEdits(out, modify(out, prefix, valueAt(prefix), { formattingOptions, getInsertionIndex }));
         break;
       } catch {
         // the parent of `prefix` is not an object: try one level up

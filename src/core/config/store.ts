@@ -1,6 +1,7 @@
 // The config file operations of spec 4.4: readConfig, updateConfig, watchConfig, resetConfig.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { writeBackup, type BackupKind } from './backup';
@@ -127,6 +128,12 @@ export class ConfigStore {
       load = await withFileLock(this.file, async () => {
         const fresh = loadConfigFile(this.file);
         if (!fresh.bytes || fresh.problems.length || !fresh.migrated) return fresh;
+        if (onlyVersionAdded(fresh)) {
+          // A file that never had a version (written by hand): only the version is added, the rest stays as written.
+          await this.write(withVersion(fresh));
+          this.logger.info(`Configuration ${this.file} marked with the current version (nothing else in it changed): ${fresh.migrationNotes.join('; ')}`);
+          return fresh;
+        }
         const backup = writeBackup(this.file, 'pre-migration', fresh.bytes);
         report.backupPath = backup.path;
         await this.write(serializeConfig(fresh.migratedValue));
@@ -171,36 +178,58 @@ export class ConfigStore {
    */
   async updateConfig(partial: DeepPartial<NotesConfig>): Promise<NotesConfig> {
     return this.change((load) => {
-      if (load.syntaxError) {
-        throw new NotesError(
-          'CONFIG_INVALID',
-          `Configuration ${this.file} is not valid JSON (${load.syntaxError}), so its settings cannot be kept: fix the file ` +
-            '("Notes: Open Configuration") or reset it to the defaults, then try again. Nothing was written.',
-          { reasons: [load.syntaxError] },
-        );
-      }
-      const merged = deepMerge(load.config, partial);
-      const parsed = configSchema.safeParse(merged);
-      if (!parsed.success) {
-        const reasons = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
-        throw new NotesError('CONFIG_INVALID', `Configuration update rejected: ${reasons.join('; ')}`, { reasons });
-      }
-      const file = updatedFile(load, partial, parsed.data);
-      // What is written must read back as what the update reports (a key written twice in the file is read from its
-      // last copy, and an edit in place changes the first).
-      const readBack = parseConfigBytes(Buffer.from(file.text, 'utf8'));
-      if (!sameConfig(readBack.config, parsed.data)) {
-        const twice = duplicateKeys(load.text ?? '');
-        throw new NotesError(
-          'CONFIG_INVALID',
-          twice.length
-            ? `Configuration ${this.file} holds ${twice.map((k) => `"${k}"`).join(', ')} more than once (the last copy counts), so the update cannot be written where it would count: remove the extra copies, then try again. Nothing was written.`
-            : `Configuration update could not be written so that the file reads back as the update (${this.file}); nothing was written.`,
-          { reasons: twice.map((k) => `${k}: duplicate key`) },
-        );
-      }
-      return { config: parsed.data, ...file };
+      this.refuseUnparsable(load);
+      return this.written(load, deepMerge(load.config, partial), leafPaths(partial, load.migratedValue ?? load.raw));
     });
+  }
+
+  /**
+   * Sets the value at `key` (a path of keys) whole: an object replaces the object there instead of being merged into
+   * it, so keys left out of it are gone (a plugin setting holding credentials); `undefined` removes the key. Checked
+   * and written as updateConfig writes.
+   */
+  async setConfigValue(key: readonly string[], value: unknown): Promise<NotesConfig> {
+    if (key.length === 0) throw new Error('setConfigValue needs a key');
+    return this.change((load) => {
+      this.refuseUnparsable(load);
+      const next = structuredClone(load.config) as unknown as Record<string, unknown>;
+      placeAt(next, key, value);
+      return this.written(load, next, [[...key]]);
+    });
+  }
+
+  private refuseUnparsable(load: ConfigFileLoad): void {
+    if (!load.syntaxError) return;
+    throw new NotesError(
+      'CONFIG_INVALID',
+      `Configuration ${this.file} is not valid JSON (${load.syntaxError}), so its settings cannot be kept: fix the file ` +
+        '("Notes: Open Configuration") or reset it to the defaults, then try again. Nothing was written.',
+      { reasons: [load.syntaxError] },
+    );
+  }
+
+  /** `next` validated, and the file's text with the values at `paths` set to it. */
+  private written(load: ConfigFileLoad, next: unknown, paths: JsonPath[]): { config: NotesConfig; text: string; backup?: BackupKind } {
+    const parsed = configSchema.safeParse(next);
+    if (!parsed.success) {
+      const reasons = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+      throw new NotesError('CONFIG_INVALID', `Configuration update rejected: ${reasons.join('; ')}`, { reasons });
+    }
+    const file = updatedFile(load, paths, parsed.data);
+    // What is written must read back as what the update reports (a key written twice in the file is read from its
+    // last copy, and an edit in place changes the first).
+    const readBack = parseConfigBytes(Buffer.from(file.text, 'utf8'));
+    if (!sameConfig(readBack.config, parsed.data)) {
+      const twice = duplicateKeys(load.text ?? '');
+      throw new NotesError(
+        'CONFIG_INVALID',
+        twice.length
+          ? `Configuration ${this.file} holds ${twice.map((k) => `"${k}"`).join(', ')} more than once (the last copy counts), so the update cannot be written where it would count: remove the extra copies, then try again. Nothing was written.`
+          : `Configuration update could not be written so that the file reads back as the update (${this.file}); nothing was written.`,
+        { reasons: twice.map((k) => `${k}: duplicate key`) },
+      );
+    }
+    return { config: parsed.data, ...file };
   }
 
   /** Writes the defaults; the previous file is kept as a backup. */
@@ -324,23 +353,50 @@ export class ConfigStore {
   }
 }
 
-/** The paths of the values an update sets: objects are walked into, anything else is set whole. */
-function leafPaths(patch: unknown, prefix: JsonPath = []): JsonPath[] {
+/**
+ * The paths of the values an update sets: objects are walked into, anything else is set whole. An empty object is
+ * set where the file has no object yet (`{}` for a new plugin setting); where it has one, it changes nothing.
+ */
+function leafPaths(patch: unknown, raw: unknown, prefix: JsonPath = []): JsonPath[] {
   if (!isPlainObject(patch)) return prefix.length ? [prefix] : [];
-  return Object.entries(patch).flatMap(([key, value]) => (value === undefined ? [] : leafPaths(value, [...prefix, key])));
+  const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
+  if (entries.length === 0 && prefix.length > 0 && !isPlainObject(valueAt(raw, prefix))) return [prefix];
+  return entries.flatMap(([key, value]) => leafPaths(value, raw, [...prefix, key]));
+}
+
+/** Sets (or with `undefined` removes) the value at `key`, making the objects on the way; `__proto__` is a plain key. */
+function placeAt(root: Record<string, unknown>, key: readonly string[], value: unknown): void {
+  let node = root;
+  for (const part of key.slice(0, -1)) {
+    const own = Object.prototype.hasOwnProperty.call(node, part) ? node[part] : undefined;
+    if (!isPlainObject(own)) Object.defineProperty(node, part, { value: {}, enumerable: true, writable: true, configurable: true });
+    node = node[part] as Record<string, unknown>;
+  }
+  const last = key[key.length - 1];
+  if (value === undefined) delete node[last];
+  else Object.defineProperty(node, last, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** True when migrating the file changed nothing but its version (a file written by hand, without one). */
+function onlyVersionAdded(load: ConfigFileLoad): boolean {
+  if (!isPlainObject(load.raw) || !isPlainObject(load.migratedValue)) return false;
+  const { version: _before, ...before } = load.raw;
+  const { version: _after, ...after } = load.migratedValue;
+  return isDeepStrictEqual(before, after);
+}
+
+function bomOf(load: ConfigFileLoad): string {
+  return load.bytes?.[0] === 0xef && load.bytes[1] === 0xbb && load.bytes[2] === 0xbf ? '\uFEFF' : '';
+}
+
+/** The file's text with its version set as migrating it did, the rest as written (see onlyVersionAdded). */
+function withVersion(load: ConfigFileLoad): string {
+  const version = (load.migratedValue as Record<string, unknown>).version;
+  return bomOf(load) + setInJsonc(load.text ?? '', [['version']], () => version, { first: true });
 }
 
 function valueAt(root: unknown, path: JsonPath): unknown {
   return path.reduce<unknown>((node, key) => (isPlainObject(node) ? node[String(key)] : undefined), root);
-}
-
-function setAt(root: Record<string, unknown>, path: JsonPath, value: unknown): void {
-  let node = root;
-  for (const key of path.slice(0, -1).map(String)) {
-    if (!isPlainObject(node[key])) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[String(path[path.length - 1])] = value;
 }
 
 /**
@@ -348,17 +404,17 @@ function setAt(root: Record<string, unknown>, path: JsonPath, value: unknown): v
  * configuration; an older file is rewritten migrated (its comments cannot follow the moved keys), unknown keys
  * kept, the original backed up; a file whose root is not an object holds nothing to keep and is replaced.
  */
-function updatedFile(load: ConfigFileLoad, patch: unknown, next: NotesConfig): { text: string; backup?: BackupKind } {
+function updatedFile(load: ConfigFileLoad, paths: readonly JsonPath[], next: NotesConfig): { text: string; backup?: BackupKind } {
   if (load.text === undefined || load.text.trim() === '') return { text: serializeConfig(next) };
   if (!isPlainObject(load.raw)) return { text: serializeConfig(next), backup: 'invalid' };
-  const paths = leafPaths(patch);
-  if (load.migrated && isPlainObject(load.migratedValue)) {
+  if (load.migrated && isPlainObject(load.migratedValue) && !onlyVersionAdded(load)) {
     const raw = structuredClone(load.migratedValue);
-    for (const p of paths) setAt(raw, p, valueAt(next, p));
+    for (const p of paths) placeAt(raw, p.map(String), valueAt(next, p));
     return { text: serializeConfig(raw), backup: 'pre-migration' };
   }
-  const bom = load.bytes?.[0] === 0xef && load.bytes[1] === 0xbb && load.bytes[2] === 0xbf ? '\uFEFF' : '';
-  return { text: bom + setInJsonc(load.text, paths, (p) => valueAt(next, p)) };
+  // In place; a file without a version gets the one migrating it gave, first.
+  const text = load.migrated ? withVersion(load).replace(/^\uFEFF/, '') : load.text;
+  return { text: bomOf(load) + setInJsonc(text, paths, (p) => valueAt(next, p)) };
 }
 
 export function createConfigStore(options: ConfigStoreOptions): ConfigStore {

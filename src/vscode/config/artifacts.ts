@@ -161,7 +161,9 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
 A file older than the current version (\`${CONFIG_VERSION}\`, or with no \`version\`) is migrated step by step: in memory
 whenever it is read, and written back (reformatted, comments not kept) only when the extension starts, or by an update,
 never while you edit it, keeping the original as \`config.json.pre-migration-<timestamp>.bak\` (a file that is also invalid is not rewritten: it is backed up as invalid
-and left for you to fix, while its values are used migrated). Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
+and left for you to fix, while its values are used migrated). A file with no \`version\` in which no step moves
+anything (one written by hand in the current layout) only gets \`"version"\` added as its first key, comments,
+order and line ends kept, and no backup. Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
 \`CONFIG_VERSION\`.
 
 | To version | Change |

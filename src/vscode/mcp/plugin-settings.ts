@@ -16,8 +16,11 @@ export async function getPluginSetting(store: ConfigStore, pluginName: string, k
   return settings && Object.prototype.hasOwnProperty.call(settings, key) ? settings[key] : undefined;
 }
 
-/** Merges one key into the plugin's settings; the other keys and plugins are kept. */
+/**
+ * Sets one key of the plugin's settings to `value` whole (an object replaces the one there: keys left out of it are
+ * gone); `null` removes the key. The other keys and plugins are kept.
+ */
 export async function setPluginSetting(store: ConfigStore, pluginName: string, key: string, value: unknown): Promise<void> {
   if (value === undefined) throw new Error('value is required (use null to clear a setting)');
-  await store.updateConfig({ plugins: { settings: { [pluginName]: { [key]: value } } } });
+  await store.setConfigValue(['plugins', 'settings', pluginName, key], value === null ? undefined : value);
 }

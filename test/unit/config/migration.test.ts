@@ -121,6 +121,28 @@ describe('config migration', () => {
     assert.equal(backupsIn(tmp.dir).length, 1, 'a migrated file is not migrated again');
   });
 
+  it('a file written by hand without a version gets the version, first, and keeps its comments, order and line ends', async () => {
+    const text = '\uFEFF{\r\n  // my font\r\n  "editor": { "fontSize": 18 }, // larger\r\n  "theme": "dark"\r\n}\r\n';
+    fs.writeFileSync(tmp.file, text);
+    const logger = recordingLogger();
+    const store = new ConfigStore({ file: tmp.file, logger });
+    const config = await store.readConfig({ migrate: true });
+    assert.deepEqual([config.editor.fontSize, config.theme], [18, 'dark']);
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), text.replace('{\r\n', `{\r\n  "version": "${CONFIG_VERSION}",\r\n`));
+    assert.deepEqual(backupsIn(tmp.dir), [], 'nothing but the version changed: no backup');
+    assert.ok(logger.lines.some((l) => l.startsWith('info') && l.includes('marked with the current version')));
+  });
+
+  it('an update to a file without a version keeps its comments, and adds the version', async () => {
+    const text = '{\n  // my font\n  "editor": { "fontSize": 18 },\n  /* mine */ "plugins": { "settings": { "x": { "a": 1 } } }\n}\n';
+    fs.writeFileSync(tmp.file, text);
+    const store = new ConfigStore({ file: tmp.file });
+    await store.updateConfig({ editor: { fontSize: 20 } });
+    const after = fs.readFileSync(tmp.file, 'utf8');
+    assert.equal(after, `{\n  "version": "${CONFIG_VERSION}",\n  // my font\n  "editor": { "fontSize": 20 },\n  /* mine */ "plugins": { "settings": { "x": { "a": 1 } } }\n}\n`);
+    assert.deepEqual(backupsIn(tmp.dir), []);
+  });
+
   it('a watcher never rewrites the file: an old file saved in an editor stays as it is, its values migrated in memory', async () => {
     const store = new ConfigStore({ file: tmp.file, debounceMs: 20 });
     const seen: number[] = [];
