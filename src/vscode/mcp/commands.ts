@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ConfigStore } from '../../core/config';
 import { clientConfiguration, type ClientConfigOptions } from './client-config';
-import { getPluginSetting, getPluginSettingArgs, isSecretKey, setPluginSetting, setPluginSettingArgs } from './plugin-settings';
+import { getPluginSetting, getPluginSettingArgs, isSecretKey, setPluginSetting, setPluginSettingArgs, shownPluginSetting } from './plugin-settings';
 import { runTool, type RunToolOutcome } from './run-tool';
 import type { ServerManager } from './server-manager';
 import type { ServerStatus } from './status';
@@ -152,8 +152,11 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
     if (k === undefined) return undefined;
     const value = await api.getPluginSetting(pluginName, k);
     if (pluginArg === undefined) {
-      const shown = value === undefined ? 'is not set' : isSecretKey(k) ? 'is set (secret, not shown)' : `= ${JSON.stringify(value)}`;
-      void vscode.window.showInformationMessage(`${pluginName}.${k} ${shown}`);
+      const open = 'Open Configuration';
+      const buttons = value === undefined || shownPluginSetting(value).startsWith('=') ? [] : [open];
+      void vscode.window.showInformationMessage(`${pluginName}.${k} ${shownPluginSetting(value)}`, ...buttons).then((choice) => {
+        if (choice === open) void vscode.commands.executeCommand('notesapp.openConfiguration');
+      });
     }
     return value;
   });

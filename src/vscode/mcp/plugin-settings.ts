@@ -24,3 +24,23 @@ export async function setPluginSetting(store: ConfigStore, pluginName: string, k
   if (value === undefined) throw new Error('value is required (use null to clear a setting)');
   await store.setConfigValue(['plugins', 'settings', pluginName, key], value === null ? undefined : value);
 }
+
+/**
+ * What the Get Plugin Setting command shows of a value. Plugin settings are free-form and may hold a secret under
+ * any name or shape (`headers.Authorization`, a connection string, a webhook URL), so text is never shown: numbers,
+ * booleans and null are, and of text, lists and objects only their size and key names.
+ */
+export function shownPluginSetting(value: unknown): string {
+  if (value === undefined) return 'is not set';
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return `= ${JSON.stringify(value)}`;
+  const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const what =
+    typeof value === 'string'
+      ? `text of ${plural([...value].length, 'character')}`
+      : Array.isArray(value)
+        ? `a list of ${plural(value.length, 'item')}`
+        : typeof value === 'object'
+          ? `an object with ${plural(Object.keys(value).length, 'key')}${Object.keys(value).length ? ` (${Object.keys(value).slice(0, 10).join(', ')}${Object.keys(value).length > 10 ? ', …' : ''})` : ''}`
+          : typeof value;
+  return `is set: ${what} (not shown, as a plugin setting may hold a secret under any name: see config.json)`;
+}

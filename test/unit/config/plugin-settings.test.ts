@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { ConfigStore } from '../../../src/core/config/store';
-import { getPluginSetting, setPluginSetting } from '../../../src/vscode/mcp/plugin-settings';
+import { getPluginSetting, setPluginSetting, shownPluginSetting } from '../../../src/vscode/mcp/plugin-settings';
 import { tempConfigDir } from './helpers';
 
 describe('plugin settings', () => {
@@ -46,5 +46,24 @@ describe('plugin settings', () => {
     const text = fs.readFileSync(tmp.file, 'utf8');
     assert.match(text, /\/\/ mine/);
     assert.deepEqual(JSON.parse(text.replace(/\/\/.*\n/, '')).plugins.settings.x, { a: { b: 2 } });
+  });
+});
+
+describe('plugin settings as Get Plugin Setting shows them', () => {
+  it('shows numbers, booleans and null, and of text, lists and objects only their size and key names', () => {
+    assert.equal(shownPluginSetting(undefined), 'is not set');
+    assert.equal(shownPluginSetting(7), '= 7');
+    assert.equal(shownPluginSetting(false), '= false');
+    assert.equal(shownPluginSetting(null), '= null');
+    const secrets = ['postgres://user:hunter2@db/notes', 'Bearer abc.def', 'https://hooks.example/T0/B0/XyZ'];
+    const shown = [
+      shownPluginSetting(secrets[0]),
+      shownPluginSetting({ Authorization: secrets[1], 'X-Id': 1 }),
+      shownPluginSetting([secrets[2], 'x']),
+    ];
+    for (const text of shown) for (const secret of [...secrets, 'hunter2', 'abc.def']) assert.ok(!text.includes(secret), `${text} hides ${secret}`);
+    assert.match(shown[0], /^is set: text of 32 characters \(not shown/);
+    assert.match(shown[1], /^is set: an object with 2 keys \(Authorization, X-Id\)/);
+    assert.match(shown[2], /^is set: a list of 2 items/);
   });
 });
