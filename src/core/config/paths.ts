@@ -42,3 +42,17 @@ export function configFilePath(opts: PathEnvironment = {}): string {
 export function logDir(homedir = os.homedir()): string {
   return path.join(homedir, '.notesapp', 'logs');
 }
+
+/**
+ * Whether two absolute paths name the same place as the platform's usual file system compares names: letter case
+ * ignored on Windows and macOS (VS Code gives `c:\\Users\\…` where the environment says `C:\\Users\\…`), separators,
+ * `.`/`..` and a trailing separator resolved.
+ */
+export function samePath(a: string, b: string, platform: NodeJS.Platform = process.platform): boolean {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  const norm = (x: string) => {
+    const resolved = p.resolve(x);
+    return platform === 'win32' || platform === 'darwin' ? resolved.toLowerCase() : resolved;
+  };
+  return norm(a) === norm(b);
+}

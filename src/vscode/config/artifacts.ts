@@ -182,13 +182,16 @@ ${fieldRows(configJsonSchema()).join('\n')}
 ### How the configuration drives VS Code
 
 The extension writes these settings, re-applied on every change of the file, only to the opened folder
-(\`.vscode/settings.json\`): editor settings inside its \`"[markdown]"\` block, the rest as folder settings. Your user
-settings are never written. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
+(\`.vscode/settings.json\`): editor settings inside its \`"[markdown]"\` block, the rest as folder settings. In a
+multi-root workspace they go where VS Code keeps that workspace's settings, its \`.code-workspace\` file (one answer
+to the question below covers all its folders), and a folder's own \`.vscode/settings.json\` still wins inside that
+folder. Your user settings are never written. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
 Settings"** puts the earlier values back (a value you changed since is yours and stays) and stops applying until
 **"Notes: Apply Configuration to VS Code Settings"**. With no folder open nothing is applied. The notes folder of the
-configuration (\`workspace.defaultPath\` or one of \`workspace.recentWorkspaces\`) is applied at once; any other folder is
+configuration (\`workspace.defaultPath\` or one of \`workspace.recentWorkspaces\`, among the open folders; letter case
+ignored on Windows and macOS) is applied at once; any other folder is
 asked once ("Apply" / "Not for This Folder"), so that a code project opened while the extension is installed never gets
-its settings changed silently.
+its settings changed silently; "Apply" applies the file as it is when you answer.
 
 | Config field | VS Code setting |
 |---|---|

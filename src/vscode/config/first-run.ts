@@ -1,14 +1,13 @@
 // The first time the extension runs in a folder: apply the mapped settings, or ask before writing them.
-import path from 'node:path';
 import * as vscode from 'vscode';
+import { samePath } from '../../core/config/paths';
 import type { NotesConfig } from '../../core/config/schema';
 import type { AppliedSettings } from './applied-settings';
 
-/** The notes folder of the configuration (workspace.defaultPath or a recent workspace) is the open one. */
+/** The notes folder of the configuration (workspace.defaultPath or a recent workspace) is one of the open ones. */
 function isNotesFolder(config: NotesConfig): boolean {
-  const open = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (!open) return false;
-  return [config.workspace.defaultPath, ...config.workspace.recentWorkspaces].some((p) => p && path.resolve(p) === path.resolve(open));
+  const open = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  return [config.workspace.defaultPath, ...config.workspace.recentWorkspaces].some((p) => p && open.some((o) => samePath(p, o)));
 }
 
 /**
@@ -16,7 +15,12 @@ function isNotesFolder(config: NotesConfig): boolean {
  * before the first write (a code project opened with the extension installed must not change silently);
  * the configured notes folder is applied without asking.
  */
-export async function firstTimeInFolder(applied: AppliedSettings, config: NotesConfig, log: vscode.LogOutputChannel): Promise<void> {
+export async function firstTimeInFolder(
+  applied: AppliedSettings,
+  config: NotesConfig,
+  current: () => Promise<NotesConfig>,
+  log: vscode.LogOutputChannel,
+): Promise<void> {
   if (!vscode.workspace.workspaceFolders?.length) return;
   if (isNotesFolder(config)) return applied.apply(config, { enable: true });
   void vscode.window
@@ -26,7 +30,8 @@ export async function firstTimeInFolder(applied: AppliedSettings, config: NotesC
       'Not for This Folder',
     )
     .then(async (choice) => {
-      if (choice === 'Apply') await applied.apply(config, { enable: true });
+      // The file as it is when the answer comes: it may have changed while the question was shown.
+      if (choice === 'Apply') await applied.apply(await current(), { enable: true });
       else if (choice === 'Not for This Folder') await applied.decline();
     })
     .then(undefined, (err) => log.error(`Applying the configuration failed: ${(err as Error).message}`));

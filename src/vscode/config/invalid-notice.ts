@@ -1,12 +1,13 @@
 // The notice for an invalid config file: "Open Configuration" / "Reset to Defaults" (spec 3, rule 2).
 import * as vscode from 'vscode';
+import { samePath } from '../../core/config/paths';
 import type { ConfigReport, ConfigStore } from '../../core/config/store';
 import { confirmAndReset, openConfiguration } from './commands';
 
 export async function offerFix(store: ConfigStore, report: ConfigReport, log: vscode.LogOutputChannel): Promise<void> {
   // While the file is open in an editor its problems are already underlined there (the JSON schema); a
   // notification on every save of a half-typed value would only get in the way.
-  if (vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'file' && e.document.uri.fsPath === store.file)) {
+  if (vscode.window.visibleTextEditors.some((e) => e.document.uri.scheme === 'file' && samePath(e.document.uri.fsPath, store.file))) {
     vscode.window.setStatusBarMessage('$(warning) Notes configuration: invalid values use their defaults (see the Notes log)', 10000);
     return;
   }

@@ -36,7 +36,7 @@ export function registerConfiguration(context: vscode.ExtensionContext, log: vsc
   context.subscriptions.push({ dispose: stop });
   // Start-up is where an older file is migrated on disk; the watcher below never writes the file.
   const ready = store.readConfig({ migrate: true }).then(
-    (config) => (applied.enabled === undefined ? firstTimeInFolder(applied, config, log) : applied.apply(config)),
+    (config) => (applied.enabled === undefined ? firstTimeInFolder(applied, config, () => store.readConfig(), log) : applied.apply(config)),
     (err) => log.error(`Reading the configuration failed: ${(err as Error).message}`),
   );
   return { store, applied, ready };

@@ -41,7 +41,8 @@ export function joinSetting(join: SettingJoin, current: unknown, ours: unknown, 
     return { ...base, ...ours };
   }
   if (join === 'url' && Array.isArray(ours)) {
-    const urls = new Set(ours.map(urlOf));
+    // Ours of last time go too: after an update of the extension its schema's url (which holds the version) changed.
+    const urls = new Set([...ours, ...(Array.isArray(oldOurs) ? oldOurs : [])].map(urlOf));
     return [...(Array.isArray(current) ? current.filter((e) => !urls.has(urlOf(e))) : []), ...ours];
   }
   return ours;

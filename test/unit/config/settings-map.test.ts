@@ -117,6 +117,15 @@ describe('joining our settings with the folder\'s own (files.exclude, search.exc
     assert.deepEqual(unjoinSetting('url', ours, ours, undefined), { value: undefined });
   });
 
+  it('our json.schemas entry of before an update of the extension (another url) is replaced, and removal leaves none', () => {
+    const theirs = { fileMatch: ['*.foo.json'], url: 'https://example.test/foo.json' };
+    const old = [{ fileMatch: ['/cfg/config.json'], url: 'file:///ext/notesapp-1.0.0/media/config.schema.json' }];
+    const next = [{ fileMatch: ['/cfg/config.json'], url: 'file:///ext/notesapp-1.1.0/media/config.schema.json' }];
+    const written = joinSetting('url', [theirs, ...old], next, [theirs], old);
+    assert.deepEqual(written, [theirs, ...next]);
+    assert.deepEqual(unjoinSetting('url', written, next, [theirs]), { value: [theirs] });
+  });
+
   it('a whole value is restored only while it is still ours', () => {
     assert.deepEqual(unjoinSetting('replace', 19, 19, 14), { value: 14 });
     assert.equal(unjoinSetting('replace', 20, 19, 14), 'unchanged');
