@@ -62,6 +62,11 @@ export function registerConfigCommands(context: vscode.ExtensionContext, store: 
     vscode.commands.registerCommand(
       'notesapp.applySettings',
       run('Apply Configuration to VS Code Settings', async () => {
+        // Only folder settings are ever written: with no folder there is nothing to write to, and nothing is promised.
+        if (!vscode.workspace.workspaceFolders?.length) {
+          void vscode.window.showWarningMessage('Open a folder first: the notes configuration is applied to the open folder\'s settings, never to your user settings.');
+          return [];
+        }
         await applied.apply(await store.readConfig(), { enable: true });
         return applied.appliedKeys();
       }),
