@@ -17,14 +17,19 @@ const lineEnds = new WeakMap<InlineState, number[]>();
 
 let instance: Parser | undefined;
 
+const LOCATED_RULES = new Set(['backticks', 'link', 'image', 'autolink', 'html_inline']);
+/** Tokens that get no span: text lies where the token before it ended, and a line break is one line. */
+const UNLOCATED = new Set(['text', 'text_special', 'softbreak', 'hardbreak']);
+
 export function markdown(): Parser {
   if (!instance) {
     instance = new MarkdownIt({ html: true, linkify: false });
     // Escapes and entities stay tokens of their own (`text_special`), so that structure.ts knows an escaped `\#`.
     instance.core.ruler.disable('text_join');
     const ruler = instance.inline.ruler;
-    // The `text` rule only adds to the pending text, and runs at most characters: it is left as it is.
-    for (const rule of [...ruler.__rules__]) if (rule.name !== 'text') ruler.at(rule.name, located(rule.fn), { alt: rule.alt });
+    // The rules whose tokens may hold line breaks of their own; the others' line breaks are softbreak and hardbreak
+    // tokens, one line each, or they make text, which holds none.
+    for (const rule of [...ruler.__rules__]) if (LOCATED_RULES.has(rule.name)) ruler.at(rule.name, located(rule.fn), { alt: rule.alt });
   }
   return instance;
 }
@@ -50,9 +55,8 @@ function lineAt(state: InlineState, pos: number): number {
 /**
  * An inline rule that records the lines of the source each token it pushes came from. markdown-it's inline tokens
  * carry no position, and line breaks inside a code span, an image, a link's destination or title, or an HTML tag are
- * in no token of their own; without this, everything after them on later lines was given too early a line. Text
- * tokens are left out: they are made of pending text when the next token is pushed, and lie on the line where the
- * token before them ended.
+ * in no token of their own; without this, everything after them on later lines was given too early a line. The
+ * tokens of UNLOCATED are left out (a link's rule pushes its text's tokens too, which lie on the lines they lie on).
  */
 function located(rule: InlineRule): InlineRule {
   return (state, silent) => {
@@ -60,10 +64,13 @@ function located(rule: InlineRule): InlineRule {
     const pushed = state.tokens.length;
     const matched = rule(state, silent);
     if (matched && !silent && state.tokens.length > pushed) {
-      const span = { first: lineAt(state, start), last: lineAt(state, state.pos) };
+      const first = lineAt(state, start);
+      const span = { first, last: lineAt(state, state.pos) };
+      // An opening token (link_open) ends where it starts: what it holds follows it.
+      const opening = { first, last: first };
       for (let k = pushed; k < state.tokens.length; k++) {
         const token = state.tokens[k];
-        if (token.type !== 'text' && !spans.has(token)) spans.set(token, span);
+        if (!UNLOCATED.has(token.type) && !spans.has(token)) spans.set(token, token.nesting === 1 ? opening : span);
       }
     }
     return matched;

@@ -90,6 +90,11 @@ describe('notes/structure on hostile and unusual text', () => {
     ]);
   });
 
+  it('gives a wikilink inside link text over lines, after an entity or an escape, the line it is on', () => {
+    const s = analyseBody('[x\ny &amp; \\* [[W2]]\n`c\nd` [[W4]]](Z.md) [[W4b]]\n', 0);
+    assert.deepEqual(s.links.map((l) => [l.target, l.line]), [['W2', 2], ['W4', 4], ['Z.md', 1], ['W4b', 4]]);
+  });
+
   it('keeps a URL whole, fragment included, and the space of link text over two lines', () => {
     const s = analyseBody('[l](http://y.com/#anch) [app](https://app/#/route) [multi\nline](M.md#Part)\n', 0);
     assert.deepEqual(s.links.map((l) => [l.target, l.heading, l.text]), [
