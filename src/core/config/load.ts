@@ -82,9 +82,13 @@ export function loadConfigFile(file: string): ConfigFileLoad {
 
 /** The file's bytes, refused (EFBIG) past MAX_CONFIG_BYTES before any of them is read. */
 function readCapped(file: string): Buffer {
-  const fd = fs.openSync(file, 'r');
+  // Without waiting for a writer, should the file be a named pipe (which would block for good): refused below.
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   try {
-    const { size } = fs.fstatSync(fd);
+    const stat = fs.fstatSync(fd);
+    if (stat.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+    if (!stat.isFile()) throw Object.assign(new Error(`${file} is not a regular file (a named pipe, socket or device)`), { code: 'EINVAL' });
+    const { size } = stat;
     if (size > MAX_CONFIG_BYTES) {
       throw Object.assign(new Error(`${file} is ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte limit for a configuration file`), { code: 'EFBIG' });
     }

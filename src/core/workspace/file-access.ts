@@ -8,6 +8,31 @@ import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { createPathFilter, pathListed } from './listing';
 import type { GuardedPath, PathGuard } from './path-guard';
 
+/**
+ * Opening a named pipe for reading waits for a writer, which may never come; without waiting (O_NONBLOCK, where the
+ * platform has it; it changes nothing for a regular file) it returns at once and is then refused as not a file.
+ */
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+function notAFile(relative: string, stat: Stats): NotesError {
+  return stat.isDirectory()
+    ? new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative })
+    : new NotesError('NOT_A_FILE', `"${relative}" is not a regular file (a named pipe, socket or device); only files can be read.`, { path: relative });
+}
+
+/** The file opened for reading, refused unless it is a regular file now (it may have been replaced since a check). */
+async function openRegular(absolute: string, relative: string): Promise<fs.FileHandle> {
+  const handle = await fs.open(absolute, READ_FLAGS);
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) throw notAFile(relative, stat);
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
 export interface FileAccessLimits {
   maxFileSize: number;
   validateFileTypes: boolean;
@@ -268,7 +293,7 @@ export class FileAccess {
 
   private async statFile(absolute: string, relative: string) {
     const stat = await statOrNotFound(fs.stat, absolute, relative);
-    if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative });
+    if (!stat.isFile()) throw notAFile(relative, stat);
     return stat;
   }
 
@@ -302,7 +327,7 @@ export class FileAccess {
 
   /** `length` bytes at `offset`, without the continuation bytes of a character begun before it or one split at its end. */
   private async readRange(absolute: string, relative: string, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer }> {
-    const handle = await fs.open(absolute, 'r');
+    const handle = await openRegular(absolute, relative);
     let buf: Buffer;
     try {
       buf = Buffer.alloc(length);
@@ -327,9 +352,17 @@ export class FileAccess {
 
   /** readText of a path the guard resolved; `strict`: invalid UTF-8 is refused instead of read as U+FFFD. */
   private async readGuardedText({ absolute, relative }: GuardedPath, opts: { strict?: boolean }): Promise<{ path: string; text: string }> {
-    const stat = await this.statFile(absolute, relative);
-    if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
-    const bytes = await fs.readFile(absolute);
+    await this.statFile(absolute, relative);
+    const handle = await openRegular(absolute, relative);
+    let bytes: Buffer;
+    try {
+      // The size of the file opened: it may have grown since the path was checked.
+      const { size } = await handle.stat();
+      if (size > this.limits.maxFileSize) throw this.tooLarge(relative, size);
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
     // The same test as read(): note tools on an image would otherwise analyse its bytes as text.
     if (bytes.subarray(0, 8192).includes(0)) {
       throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file, not a note; only text can be read.`, { path: relative });

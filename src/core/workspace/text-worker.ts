@@ -121,6 +121,7 @@ function textWorkerMain(
   let list: { id: number; files: readonly string[] } = { id: -1, files: [] };
   // Most notes fit this buffer: one read, no fstat, no allocation per file.
   const buffer = Buffer.allocUnsafe(256 * 1024);
+  const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
   const absolute = path.sep === '/' ? (rel: string) => `${setup.root}/${rel}` : (rel: string) => path.join(setup.root, ...rel.split('/'));
 
@@ -132,7 +133,9 @@ function textWorkerMain(
   function read(rel: string, needles?: Buffer[], toKeep = false): [string, number, boolean] | undefined {
     let fd: number | undefined;
     try {
-      fd = fs.openSync(absolute(rel), 'r');
+      // Without waiting: a note replaced by a named pipe since it was listed would block this thread for good (a
+      // pipe reads as empty then, or not at all); for a regular file the flag changes nothing.
+      fd = fs.openSync(absolute(rel), READ_FLAGS);
       let buf = buffer;
       let filled = fs.readSync(fd, buf, 0, buf.length, 0);
       let linked = false;

@@ -1,5 +1,6 @@
 // readConfig / updateConfig / watchConfig / resetConfig on a real file in a temp folder (spec 4.4).
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { isNotesError } from '../../../src/core/errors';
 import { withFileLock } from '../../../src/core/config/lock';
@@ -354,6 +355,16 @@ describe('config store', () => {
       }
       assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json']);
       assert.equal(fs.readFileSync(`${tmp.file}/inside`, 'utf8'), 'kept');
+    });
+
+    it('reads a named pipe in its place as unreadable at once (no waiting for a writer), and writes nothing', async function () {
+      if (process.platform === 'win32') this.skip(); // no named pipes among files on Windows
+      execFileSync('mkfifo', [tmp.file]);
+      const load = loadConfigFile(tmp.file);
+      assert.deepEqual(load.config, defaultConfig());
+      assert.match(load.readError ?? '', /is not a regular file \(a named pipe, socket or device\)/);
+      await assert.rejects(store.updateConfig({ theme: 'dark' }), /cannot be read .* Nothing was written\./);
+      assert.ok(fs.statSync(tmp.file).isFIFO());
     });
 
     it('refuses a file over the size limit without reading it, and writes nothing over it', async () => {

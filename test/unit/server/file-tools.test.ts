@@ -1,5 +1,6 @@
 // File tools through a real MCP client: read_file, write_file, list_files, create_file, delete_file.
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +47,17 @@ describe('MCP file tools', () => {
   it('read_file reports a missing file and a folder clearly', async () => {
     assert.match(await callError(h.client, 'read_file', { path: 'nope.md' }), /File not found: "nope.md"/);
     assert.match(await callError(h.client, 'read_file', { path: 'projects' }), /is a folder/);
+    if (process.platform !== 'win32') {
+      // A named pipe (Windows has none among files) is no folder, and is not waited on.
+      execFileSync('mkfifo', [path.join(h.workspace, 'pipe.md')]);
+      try {
+        for (const tool of ['read_file', 'get_note_metadata', 'extract_tasks']) {
+          assert.match(await callError(h.client, tool, { path: 'pipe.md' }), /"pipe.md" is not a regular file \(a named pipe, socket or device\)/, tool);
+        }
+      } finally {
+        fs.rmSync(path.join(h.workspace, 'pipe.md'));
+      }
+    }
   });
 
   it('read_file returns files over 1 MB in ranges that join up to the whole file', async () => {

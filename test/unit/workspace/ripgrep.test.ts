@@ -355,6 +355,24 @@ describe('ripgrep: runs', function () {
       assert.deepEqual(leftovers(), []);
     });
 
+    it(`is not started for a search cancelled before it (output to a ${output})`, async () => {
+      // A "ripgrep" that leaves a mark when it runs, then takes a minute.
+      const marked = path.join(root, 'marking-rg');
+      const mark = path.join(root, 'ran');
+      fs.writeFileSync(marked, `#!/bin/sh\ntouch '${mark}'\nexec sleep 60\n`, { mode: 0o755 });
+      try {
+        const started = Date.now();
+        const out = await runRipgrep({ program: marked, root, pattern: fixed('kyoto'), rules, maxFileSize: 1e6, maxLines: 100, maxBytes: 1e6, signal: AbortSignal.abort(), output });
+        assert.deepEqual(out, { error: 'cancelled' });
+        assert.ok(Date.now() - started < 5000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(fs.existsSync(mark), false, 'the program never ran');
+      } finally {
+        fs.rmSync(marked);
+        fs.rmSync(mark, { force: true });
+      }
+    });
+
     it(`is stopped once its output passes the byte limit, without waiting for the end of the run (output to a ${output})`, async () => {
       // A "ripgrep" that prints 200 KB of matching lines, then takes a minute to finish.
       const slow = path.join(root, 'slow-rg');

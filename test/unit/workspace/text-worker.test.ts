@@ -1,6 +1,7 @@
 // The text worker threads: which texts they keep (sync, budget shares), cancellation, and recovery
 // after a worker is stopped.
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -135,6 +136,26 @@ describe('text worker threads', function () {
       assert.equal((await w.cached()).cachedFiles, files.length - 10);
     } finally {
       fs.writeFileSync(target, before);
+    }
+  });
+
+  it('does not wait on a listed note replaced by a named pipe: the search answers, and so does the next', async function () {
+    // Windows has no named pipes among files.
+    if (process.platform === 'win32') this.skip();
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-fifo-')));
+    try {
+      fs.writeFileSync(path.join(dir, 'a.md'), 'kyoto\n');
+      execFileSync('mkfifo', [path.join(dir, 'b.md')]);
+      fs.writeFileSync(path.join(dir, 'c.md'), 'in kyoto\n');
+      const w = make({ root: dir, shards: 1 });
+      const within = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still waiting after 5 s')), 5000))]);
+      // Opening the pipe for reading waited for a writer: the worker, and every search after, hung for good.
+      for (let round = 0; round < 2; round++) {
+        const out = await within(searchWith(w, ['a.md', 'b.md', 'c.md'], query('kyoto'), 1000));
+        assert.deepEqual(out.results.map((r) => r.file), ['a.md', 'c.md']);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
