@@ -390,8 +390,13 @@ function textWorkerMain(
         const printedPath = out.toString('utf8', pos, nul);
         const posix = path.sep === '/' ? printedPath : printedPath.split(path.sep).join('/');
         const rel = posix.startsWith('./') ? posix.slice(2) : posix;
-        current = printed.get(rel) ?? [];
-        printed.set(rel, current);
+        // A name that is not UTF-8 (possible on Linux) reads with U+FFFD, a name no file has: the listing and a
+        // read of the disk cannot open it and skip it, and so does this (two such names would also merge here).
+        if (printedPath.includes('\uFFFD') && Buffer.byteLength(printedPath) !== nul - pos) current = [];
+        else {
+          current = printed.get(rel) ?? [];
+          printed.set(rel, current);
+        }
         pathStart = pos;
         pathEnd = nul;
       }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Ajv from 'ajv';
 import { RawServer } from '../hardening/raw-server';
+import { testRipgrep } from '../workspace/ripgrep-helper';
 import { callError, callOk, startServer, textOf, type Harness } from './harness';
 
 interface Item {
@@ -152,6 +153,33 @@ describe('MCP search_files and ripgrep', () => {
     } finally {
       for (const h of Object.values(servers)) await h.close();
     }
+  });
+});
+
+describe('MCP search_files and a file name that is not UTF-8', () => {
+  it('answers the same with ripgrep as without: the file, which no path can name, is skipped', async function () {
+    // Only Linux file systems take such names.
+    if (process.platform !== 'linux') this.skip();
+    const answers: Record<string, unknown> = {};
+    for (const ripgrep of ['rg', 'off']) {
+      for (const config of [{}, { files: { watchForChanges: false } }]) {
+        const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-latin1-'));
+        fs.writeFileSync(path.join(workspace, 'a.md'), 'zebraword\n');
+        // "bé.md" and "bè.md" in Latin-1: both read as "b\uFFFD.md".
+        for (const byte of [0xe9, 0xe8]) fs.writeFileSync(Buffer.concat([Buffer.from(`${workspace}/b`), Buffer.from([byte]), Buffer.from('.md')]), 'zebraword here too\n');
+        const h = await startServer({ workspace, config, env: { NOTESAPP_RIPGREP: ripgrep === 'rg' ? testRipgrep() : 'off' } });
+        try {
+          for (const round of [1, 2]) {
+            const found = await callOk<Outcome>(h.client, 'search_files', { query: 'zebraword' });
+            answers[`${ripgrep} ${JSON.stringify(config)} ${round}`] = found.results.map((r) => `${r.file}:${r.line}`);
+          }
+        } finally {
+          await h.close();
+          fs.rmSync(workspace, { recursive: true, force: true });
+        }
+      }
+    }
+    for (const [run, found] of Object.entries(answers)) assert.deepEqual(found, ['a.md:1'], run);
   });
 });
 
