@@ -679,10 +679,13 @@ export class WorkspaceIndex {
     const touched: string[] = [];
     /** Paths that are or were folders: whatever was known of the files under them is forgotten. */
     const replaced: string[] = [];
+    /** Names in each parent folder read for this batch (see namedSo). */
+    const names = new Map<string, Set<string> | undefined>();
     for (const rel of paths) {
       let stat: fs.Stats | undefined;
       try {
         stat = fs.lstatSync(this.absolute(rel));
+        if (!this.namedSo(rel, names)) stat = undefined;
       } catch {
         stat = undefined;
       }
@@ -718,6 +721,27 @@ export class WorkspaceIndex {
     // workers report every text read before any was.
     if (!this.readingDeferred && !this.unwatched) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
     if (this.version !== before) for (const l of this.setListeners) l();
+  }
+
+  /**
+   * Whether `rel`'s folder holds an entry of exactly that name. On a file system that ignores letter case (macOS,
+   * Windows, some Linux mounts) `Note.md` still finds the file after a rename to `note.md`, so a watcher naming both
+   * would keep both listed; the folder's own list of names says which one is there now (compared in Unicode's
+   * composed form: macOS may report a name decomposed). One read of each folder per batch.
+   */
+  private namedSo(rel: string, names: Map<string, Set<string> | undefined>): boolean {
+    if (rel === '') return true;
+    const slash = rel.lastIndexOf('/');
+    const parent = slash < 0 ? '' : rel.slice(0, slash);
+    if (!names.has(parent)) {
+      try {
+        names.set(parent, new Set(fs.readdirSync(this.absolute(parent)).map((n) => n.normalize('NFC'))));
+      } catch {
+        names.set(parent, undefined); // unreadable: the stat alone decides
+      }
+    }
+    const listed = names.get(parent);
+    return !listed || listed.has(rel.slice(slash + 1).normalize('NFC'));
   }
 
   /** Forgets the sizes and times of every file in or under `folders` (one pass over what is known). */

@@ -263,3 +263,45 @@ describe('workspace index: same answers as the disk scan', function () {
     }
   });
 });
+
+describe('workspace index on a file system that ignores letter case', function () {
+  this.timeout(30_000);
+  // macOS and Windows: `Note.md` still finds a file renamed to `note.md`. Linux file systems here do not, so the
+  // index's stat is made to behave that way (its own reads of folders stay as they are).
+  const realLstat = fs.lstatSync;
+  let root: string;
+  let index: WorkspaceIndex | undefined;
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-case-')));
+    (fs as { lstatSync: unknown }).lstatSync = (p: fs.PathLike, options?: fs.StatSyncOptions) => {
+      try {
+        return realLstat(p, options);
+      } catch (err) {
+        const dir = path.dirname(String(p));
+        const same = fs.existsSync(dir) ? fs.readdirSync(dir).find((n) => n.toLowerCase() === path.basename(String(p)).toLowerCase()) : undefined;
+        if (same) return realLstat(path.join(dir, same), options);
+        throw err;
+      }
+    };
+  });
+  afterEach(() => {
+    (fs as { lstatSync: unknown }).lstatSync = realLstat;
+    index?.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lists a file or folder renamed in letter case only once, under its new name', async () => {
+    fs.writeFileSync(path.join(root, 'Note.md'), 'kyoto\n');
+    fs.mkdirSync(path.join(root, 'Projects'));
+    fs.writeFileSync(path.join(root, 'Projects', 'Plan.md'), 'kyoto plan\n');
+    index = new WorkspaceIndex({ root, excludePatterns: [], showHiddenFiles: false, fileExtension: '.md', maxFileSize: 1e6, maxFiles: 100, maxBytes: 1e7, textWorkers: 1 });
+    await index.listing();
+    assert.ok(await index.fresh());
+    fs.renameSync(path.join(root, 'Note.md'), path.join(root, 'note.md'));
+    fs.renameSync(path.join(root, 'Projects'), path.join(root, 'projects'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.ok(await index.fresh());
+    assert.deepEqual([...index.listFiles()], ['note.md', 'projects/Plan.md']);
+    assert.deepEqual([...index.listFiles()], await listWorkspaceFiles(root, { excludePatterns: [], showHiddenFiles: false }));
+  });
+});
