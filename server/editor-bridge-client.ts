@@ -1,7 +1,7 @@
 // Client of the editor bridge: reaches the live VS Code editor over the extension's local socket (vscode-jsonrpc).
 import fs from 'node:fs';
 import net from 'node:net';
-import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { createMessageConnection, ErrorCodes, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
 import { discoveryFilePath } from '../src/core/bridge/discovery';
 import {
@@ -121,10 +121,17 @@ export class EditorBridgeClient {
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (cannot connect to ${endpoint.address}: ${(err as Error).message})`);
     }
     const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
+    let forgotten = false;
     const forget = () => {
       if (this.connection === connection) {
         this.connection = undefined;
         this.socket = undefined;
+      }
+      // Requests still waiting on it fail at once ("connection lost") instead of at their timeout.
+      if (!forgotten) {
+        forgotten = true;
+        connection.dispose();
+        socket.destroy();
       }
     };
     connection.onClose(forget);
@@ -157,24 +164,35 @@ export class EditorBridgeClient {
     const connection = await this.connect();
     const timeout = this.options.requestTimeoutMs ?? 10000;
     let result: unknown;
+    const edits = method !== BridgeMethods.getEditorContent;
     try {
       result = await this.withTimeout(
         connection.sendRequest(method, params),
         timeout,
-        () => new NotesError('NO_EDITOR', `VS Code did not answer ${method} within ${timeout} ms.`),
+        // The connection stays: other requests on it may be answered, and a busy VS Code may answer later ones.
+        () =>
+          new NotesError(
+            'NO_EDITOR',
+            `VS Code did not answer ${method} within ${timeout} ms.` +
+              (edits ? ' The edit may still be made once VS Code gets to it: read the editor (get_editor_content) before trying again.' : ''),
+          ),
       );
     } catch (err) {
+      if (err instanceof NotesError) throw err;
+      const lost = (why: string) =>
+        new NotesError(
+          'NO_EDITOR',
+          `${NOT_ATTACHED} (the connection was lost: ${why})` + (edits ? ' The edit may or may not have been made: read the editor before trying again.' : ''),
+        );
       if (err instanceof ResponseError) {
         if (err.code === BridgeErrorCodes.noActiveEditor) throw new NotesError('NO_EDITOR', `VS Code has no active text editor: ${err.message}`);
         if (err.code === BridgeErrorCodes.editRejected) throw new NotesError('INTERNAL', `VS Code rejected the edit: ${err.message}`);
+        // vscode-jsonrpc's own: the connection closed or was disposed while the request waited.
+        if (err.code === ErrorCodes.PendingResponseRejected || err.code === ErrorCodes.ConnectionInactive) throw lost(err.message);
         throw new NotesError('INTERNAL', `The editor bridge answered an error: ${err.message}`);
       }
-      if (err instanceof NotesError) {
-        this.dispose();
-        throw err;
-      }
       this.dispose();
-      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the connection was lost: ${(err as Error).message})`);
+      throw lost((err as Error).message);
     }
     const parsed = schema.safeParse(result);
     if (!parsed.success) throw new NotesError('INTERNAL', `The editor bridge answered ${method} with an unexpected shape: ${parsed.error.message}`);

@@ -19,7 +19,7 @@ export function activate(context: vscode.ExtensionContext): NotesApi {
   context.subscriptions.push(log);
   registerShowStatus(context, log);
   const configuration = registerConfiguration(context, log);
-  const bridge = startEditorBridge(context, log);
+  const bridge = startEditorBridge(context, configuration.store.file, log);
   const shell = registerMcpShell(context, { log, store: configuration.store, bridge });
   mcpShell = shell;
   log.info(`Notes ${context.extension.packageJSON.version} activated`);

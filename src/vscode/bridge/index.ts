@@ -1,7 +1,6 @@
 // Starts the editor bridge and its discovery files; everything is disposed with the extension.
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { configFilePath } from '../../core/config/paths';
 import { BridgeServer, type BridgeEndpoint } from './bridge-server';
 import { DiscoveryFiles } from './discovery-writer';
 import { getEditorContent, insertAtCursor, setEditorContent } from './editor-operations';
@@ -10,10 +9,14 @@ function folderPaths(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
-export function startEditorBridge(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): BridgeEndpoint {
+/**
+ * `configFile`: the configuration file in use (the store's, which falls back to the platform path when
+ * NOTESAPP_CONFIG_PATH is not usable); the discovery files go next to it, where the server, given that file, looks.
+ */
+export function startEditorBridge(context: vscode.ExtensionContext, configFile: string, log: vscode.LogOutputChannel): BridgeEndpoint {
   const server = BridgeServer.start({ getEditorContent, setEditorContent, insertAtCursor, workspaceFolders: folderPaths }, log);
   context.subscriptions.push(server);
-  const discovery = new DiscoveryFiles(path.dirname(configFilePath()), server.endpoint, log);
+  const discovery = new DiscoveryFiles(path.dirname(configFile), server.endpoint, log);
   discovery.write(folderPaths());
   context.subscriptions.push(
     discovery,

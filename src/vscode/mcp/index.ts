@@ -93,11 +93,12 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
       const now = next.integrations.mcp.enabled;
       if (was === now) return;
       definitionsChanged.fire();
-      // Disabling the server in the configuration stops it; enabling it again honours autoStart.
-      if (!now && manager.status().is_running) {
-        log.info('integrations.mcp.enabled turned off: stopping the MCP server');
+      // Disabling the server in the configuration stops it, a start under way included (stop waits in the same
+      // queue, after it); enabling it again honours autoStart.
+      if (!now) {
+        if (manager.status().is_running) log.info('integrations.mcp.enabled turned off: stopping the MCP server');
         void manager.stop();
-      } else if (now) autoStart();
+      } else autoStart();
     }),
   });
   autoStart();

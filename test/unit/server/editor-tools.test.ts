@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { discoveryFilePath } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods } from '../../../src/core/bridge/protocol';
+import { EditorBridgeClient } from '../../../server/editor-bridge-client';
 import { call, callError, callOk, startServer, textOf } from './harness';
 
 interface FakeEditor {
@@ -16,6 +17,8 @@ interface FakeEditor {
   active: boolean;
   /** When true, accepts connections and never answers. */
   silent: boolean;
+  /** Milliseconds each method waits before it answers (and, for an edit, before it edits). */
+  delays?: Partial<Record<string, number>>;
 }
 
 class FakeBridge {
@@ -41,8 +44,10 @@ class FakeBridge {
     const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
     let authenticated = false;
     const uri = () => `file:///ws/${this.editor.path}`;
-    connection.onRequest((method: string, params: unknown) => {
+    connection.onRequest(async (method: string, params: unknown) => {
       this.received.push({ method, params });
+      const delay = this.editor.delays?.[method];
+      if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
       if (method === BridgeMethods.authenticate) {
         const token = (params as { token?: string }).token;
         if (token !== this.token) return new ResponseError(BridgeErrorCodes.unauthorized, 'bad token');
@@ -66,6 +71,11 @@ class FakeBridge {
       }
     });
     connection.listen();
+  }
+
+  /** Closes every connection, as a VS Code window that reloads does. */
+  drop(): void {
+    for (const s of this.sockets) s.destroy();
   }
 
   async close(): Promise<void> {
@@ -157,6 +167,59 @@ describe('MCP editor tools through the editor bridge', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('the editor bridge client when VS Code is slow or goes away', () => {
+  let bridge: FakeBridge;
+  let client: EditorBridgeClient;
+  beforeEach(async () => {
+    bridge = new FakeBridge();
+    await bridge.listen();
+    client = new EditorBridgeClient({
+      workspaceRoot: os.tmpdir(),
+      configDir: bridge.dir,
+      env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token },
+      requestTimeoutMs: 400,
+    });
+  });
+  afterEach(async () => {
+    client.dispose();
+    await bridge.close();
+  });
+
+  it('fails a waiting request at once when the connection closes, saying the edit may have been made; then connects again', async () => {
+    bridge.editor.delays = { [BridgeMethods.insertAtCursor]: 3000 };
+    await client.getEditorContent();
+    const started = Date.now();
+    const waiting = client.insertAtCursor('x').then(
+      () => 'answered',
+      (err: Error) => err.message,
+    );
+    setTimeout(() => bridge.drop(), 100);
+    const message = await waiting;
+    assert.match(message, /No VS Code editor is attached.*the connection was lost.*The edit may or may not have been made/);
+    // It waited for its timeout (400 ms here, 10 s by default) before.
+    assert.ok(Date.now() - started < 350, `failed after ${Date.now() - started} ms`);
+    bridge.editor.delays = {};
+    assert.equal((await client.getEditorContent()).content, '# Draft\n\nHello');
+    assert.equal(bridge.connections, 2);
+  });
+
+  it('a request that times out leaves the others on the connection alone, and says an edit may still be made', async () => {
+    bridge.editor.delays = { [BridgeMethods.setEditorContent]: 1000, [BridgeMethods.getEditorContent]: 150 };
+    const slow = client.setEditorContent('# New\n').then(
+      () => 'answered',
+      (err: Error) => err.message,
+    );
+    const fast = client.getEditorContent();
+    assert.equal((await fast).content, '# Draft\n\nHello');
+    assert.match(await slow, /did not answer notesapp\/setEditorContent within 400 ms\. The edit may still be made .*get_editor_content/);
+    bridge.editor.delays = {};
+    assert.equal((await client.getEditorContent()).content, '# Draft\n\nHello');
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.equal(bridge.editor.content, '# New\n', 'VS Code made the edit after all');
+    assert.equal(bridge.connections, 1, 'one connection throughout');
   });
 });
 
