@@ -1,5 +1,6 @@
 // Reads config.json without side effects: parse, migrate in memory, validate, fall back to defaults.
 import fs from 'node:fs';
+import { readNoWaitFlags } from '../read-flags';
 import { parseJsonc } from './jsonc';
 import { migrateConfig } from './migrations';
 import { defaultConfig, type NotesConfig } from './schema';
@@ -83,7 +84,7 @@ export function loadConfigFile(file: string): ConfigFileLoad {
 /** The file's bytes, refused (EFBIG) past MAX_CONFIG_BYTES before any of them is read. */
 function readCapped(file: string): Buffer {
   // Without waiting for a writer, should the file be a named pipe (which would block for good): refused below.
-  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  const fd = fs.openSync(file, readNoWaitFlags(fs.constants));
   try {
     const stat = fs.fstatSync(fd);
     if (stat.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });

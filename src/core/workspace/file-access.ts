@@ -4,15 +4,12 @@ import fs from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { NotesError } from '../errors';
+import { readNoWaitFlags } from '../read-flags';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { createPathFilter, pathListed } from './listing';
 import type { GuardedPath, PathGuard } from './path-guard';
 
-/**
- * Opening a named pipe for reading waits for a writer, which may never come; without waiting (O_NONBLOCK, where the
- * platform has it; it changes nothing for a regular file) it returns at once and is then refused as not a file.
- */
-const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+const READ_FLAGS = readNoWaitFlags(fs.constants);
 
 function notAFile(relative: string, stat: Stats): NotesError {
   return stat.isDirectory()
@@ -20,13 +17,25 @@ function notAFile(relative: string, stat: Stats): NotesError {
     : new NotesError('NOT_A_FILE', `"${relative}" is not a regular file (a named pipe, socket or device); only files can be read.`, { path: relative });
 }
 
-/** The file opened for reading, refused unless it is a regular file now (it may have been replaced since a check). */
-async function openRegular(absolute: string, relative: string): Promise<fs.FileHandle> {
-  const handle = await fs.open(absolute, READ_FLAGS);
+/**
+ * The file opened for reading and its status, taken through the handle: refused unless it is a regular file (a
+ * named pipe is not waited on, see readNoWaitFlags); nothing there is NOT_FOUND, as for statOrNotFound.
+ */
+async function openRegular(absolute: string, relative: string): Promise<{ handle: fs.FileHandle; stat: Stats }> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(absolute, READ_FLAGS);
+  } catch (err) {
+    const code = errnoCode(err);
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+    // Windows does not open a folder as a file.
+    if (code === 'EISDIR') throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative });
+    return mapFsError(err, relative);
+  }
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) throw notAFile(relative, stat);
-    return handle;
+    return { handle, stat };
   } catch (err) {
     await handle.close();
     throw err;
@@ -226,6 +235,20 @@ function completeUtf8(buf: Buffer): Buffer {
   return start + utf8Length(buf[start]) > buf.length ? buf.subarray(0, start) : buf;
 }
 
+/** `length` bytes at `offset` of an open file, without the continuation bytes of a character begun before it or one split at its end. */
+async function readRange(handle: fs.FileHandle, relative: string, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer }> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buf, 0, length, offset);
+  const read = buf.subarray(0, bytesRead);
+  if (read.subarray(0, 8192).includes(0)) {
+    throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file; only text can be read.`, { path: relative });
+  }
+  let skip = 0;
+  while (skip < read.length && skip < 3 && offset > 0 && (read[skip] & 0xc0) === 0x80) skip++;
+  const end = offset + read.length < size ? completeUtf8(read) : read;
+  return { skip, body: end.subarray(skip) };
+}
+
 /**
  * Writes and read-modify-writes of one file (by where it leads) run one at a time, in this process: an update
  * reads the text the write before it left. Shared by every FileAccess, since settings changes make new ones.
@@ -303,15 +326,21 @@ export class FileAccess {
    */
   async read(userPath: string, range: { offset?: number; length?: number } = {}): Promise<ReadResult> {
     const { absolute, relative } = await this.guard.resolve(userPath);
-    const stat = await this.statFile(absolute, relative);
-    if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
+    const { handle, stat } = await openRegular(absolute, relative);
     const offset = Math.min(range.offset ?? 0, stat.size);
-    const wanted = Math.min(range.length ?? READ_CHUNK_BYTES, READ_CHUNK_BYTES, stat.size - offset);
-    let { skip, body } = await this.readRange(absolute, relative, stat.size, offset, wanted);
-    // Too short for one whole character: 7 bytes always hold one, even from its last continuation byte.
-    if (body.length === 0 && offset + skip < stat.size) {
-      ({ skip, body } = await this.readRange(absolute, relative, stat.size, offset, Math.min(7, stat.size - offset)));
-      body = body.subarray(0, utf8Length(body[0]));
+    let skip: number;
+    let body: Buffer;
+    try {
+      if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
+      const wanted = Math.min(range.length ?? READ_CHUNK_BYTES, READ_CHUNK_BYTES, stat.size - offset);
+      ({ skip, body } = await readRange(handle, relative, stat.size, offset, wanted));
+      // Too short for one whole character: 7 bytes always hold one, even from its last continuation byte.
+      if (body.length === 0 && offset + skip < stat.size) {
+        ({ skip, body } = await readRange(handle, relative, stat.size, offset, Math.min(7, stat.size - offset)));
+        body = body.subarray(0, utf8Length(body[0]));
+      }
+    } finally {
+      await handle.close();
     }
     const next = offset + skip + body.length;
     return {
@@ -325,26 +354,6 @@ export class FileAccess {
     };
   }
 
-  /** `length` bytes at `offset`, without the continuation bytes of a character begun before it or one split at its end. */
-  private async readRange(absolute: string, relative: string, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer }> {
-    const handle = await openRegular(absolute, relative);
-    let buf: Buffer;
-    try {
-      buf = Buffer.alloc(length);
-      const { bytesRead } = await handle.read(buf, 0, length, offset);
-      buf = buf.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
-    if (buf.subarray(0, 8192).includes(0)) {
-      throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file; only text can be read.`, { path: relative });
-    }
-    let skip = 0;
-    while (skip < buf.length && skip < 3 && offset > 0 && (buf[skip] & 0xc0) === 0x80) skip++;
-    const end = offset + buf.length < size ? completeUtf8(buf) : buf;
-    return { skip, body: end.subarray(skip) };
-  }
-
   /** Reads a whole text file for internal use (metadata, search, tasks). */
   async readText(userPath: string): Promise<{ path: string; text: string }> {
     return this.readGuardedText(await this.guard.resolve(userPath), {});
@@ -352,13 +361,10 @@ export class FileAccess {
 
   /** readText of a path the guard resolved; `strict`: invalid UTF-8 is refused instead of read as U+FFFD. */
   private async readGuardedText({ absolute, relative }: GuardedPath, opts: { strict?: boolean }): Promise<{ path: string; text: string }> {
-    await this.statFile(absolute, relative);
-    const handle = await openRegular(absolute, relative);
+    const { handle, stat } = await openRegular(absolute, relative);
     let bytes: Buffer;
     try {
-      // The size of the file opened: it may have grown since the path was checked.
-      const { size } = await handle.stat();
-      if (size > this.limits.maxFileSize) throw this.tooLarge(relative, size);
+      if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
       bytes = await handle.readFile();
     } finally {
       await handle.close();

@@ -121,6 +121,7 @@ function textWorkerMain(
   let list: { id: number; files: readonly string[] } = { id: -1, files: [] };
   // Most notes fit this buffer: one read, no fstat, no allocation per file.
   const buffer = Buffer.allocUnsafe(256 * 1024);
+  // readNoWaitFlags (src/core/read-flags.ts), spelled here: this program runs in the worker and imports nothing.
   const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
 
   const absolute = path.sep === '/' ? (rel: string) => `${setup.root}/${rel}` : (rel: string) => path.join(setup.root, ...rel.split('/'));

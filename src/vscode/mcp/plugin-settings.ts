@@ -34,13 +34,15 @@ export function shownPluginSetting(value: unknown): string {
   if (value === undefined) return 'is not set';
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return `= ${JSON.stringify(value)}`;
   const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  const keys = typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+  const named = keys.length ? ` (${keys.slice(0, 10).join(', ')}${keys.length > 10 ? ', …' : ''})` : '';
   const what =
     typeof value === 'string'
       ? `text of ${plural([...value].length, 'character')}`
       : Array.isArray(value)
         ? `a list of ${plural(value.length, 'item')}`
         : typeof value === 'object'
-          ? `an object with ${plural(Object.keys(value).length, 'key')}${Object.keys(value).length ? ` (${Object.keys(value).slice(0, 10).join(', ')}${Object.keys(value).length > 10 ? ', …' : ''})` : ''}`
+          ? `an object with ${plural(keys.length, 'key')}${named}`
           : typeof value;
   return `is set: ${what} (not shown, as a plugin setting may hold a secret under any name: see config.json)`;
 }
