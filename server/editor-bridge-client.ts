@@ -1,9 +1,11 @@
 // Client of the editor bridge: reaches the live VS Code editor over the extension's local socket (vscode-jsonrpc).
 import fs from 'node:fs';
 import net from 'node:net';
-import { createMessageConnection, ErrorCodes, ResponseError, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import path from 'node:path';
+import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
-import { discoveryFilePath } from '../src/core/bridge/discovery';
+import { discoveryDir, discoveryFileNames, processAlive } from '../src/core/bridge/discovery';
+import { socketConnection } from '../src/core/bridge/framing';
 import {
   authenticateResult,
   BRIDGE_ENV,
@@ -17,6 +19,7 @@ import {
   type EditResult,
 } from '../src/core/bridge/protocol';
 import { NotesError } from '../src/core/errors';
+import { isInside } from '../src/core/workspace/path-guard';
 
 export interface EditorBridgeOptions {
   workspaceRoot: string;
@@ -63,27 +66,39 @@ export class EditorBridgeClient {
     this.socket = undefined;
   }
 
-  /** The environment wins (servers the extension starts); else this workspace's discovery file. */
-  private endpoint(): Endpoint {
+  /**
+   * Where to connect, best first. The environment wins (servers the extension starts); else the discovery files of
+   * this workspace, one per window that has it open: windows whose process still runs first, the one focused most
+   * recently (the file's modification time) first among them.
+   */
+  private endpoints(): Endpoint[] {
     const env = this.options.env ?? process.env;
     const address = env[BRIDGE_ENV.address];
     const token = env[BRIDGE_ENV.token];
-    if (address && token) return { address, token, source: `${BRIDGE_ENV.address}` };
-    const file = discoveryFilePath(this.options.configDir, this.options.workspaceRoot);
-    let raw: string;
+    if (address && token) return [{ address, token, source: `${BRIDGE_ENV.address}` }];
+    const dir = discoveryDir(this.options.configDir);
+    let names: string[];
     try {
-      raw = fs.readFileSync(file, 'utf8');
+      names = discoveryFileNames(fs.readdirSync(dir), this.options.workspaceRoot);
     } catch {
-      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (no bridge address in the environment and no discovery file at ${file})`);
+      names = [];
     }
-    let parsed;
-    try {
-      parsed = discoveryFile.safeParse(JSON.parse(raw));
-    } catch {
-      parsed = undefined;
+    if (names.length === 0) {
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (no bridge address in the environment and no discovery file for this workspace in ${dir})`);
     }
-    if (!parsed?.success) throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the discovery file ${file} is not valid)`);
-    return { address: parsed.data.address, token: parsed.data.token, source: file };
+    const found: Array<Endpoint & { alive: boolean; mtime: number }> = [];
+    for (const name of names) {
+      const file = path.join(dir, name);
+      try {
+        const mtime = fs.statSync(file).mtimeMs;
+        const parsed = discoveryFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+        if (parsed.success) found.push({ address: parsed.data.address, token: parsed.data.token, source: file, alive: processAlive(parsed.data.pid), mtime });
+      } catch {
+        // Removed meanwhile, or not JSON: not a window to reach.
+      }
+    }
+    if (found.length === 0) throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the discovery files ${names.join(', ')} in ${dir} are not valid)`);
+    return found.sort((a, b) => Number(b.alive) - Number(a.alive) || b.mtime - a.mtime);
   }
 
   private withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => NotesError): Promise<T> {
@@ -102,8 +117,22 @@ export class EditorBridgeClient {
     return this.connecting;
   }
 
+  /** Tries each endpoint in turn; when none answers, the error names the first one's reason. */
   private async open(): Promise<MessageConnection> {
-    const endpoint = this.endpoint();
+    const endpoints = this.endpoints();
+    let first: NotesError | undefined;
+    for (const endpoint of endpoints) {
+      try {
+        return await this.openOne(endpoint);
+      } catch (err) {
+        first ??= err as NotesError;
+      }
+    }
+    if (endpoints.length > 1 && first) first.message += ` (and ${endpoints.length - 1} more VS Code window(s) with this workspace did not answer either)`;
+    throw first;
+  }
+
+  private async openOne(endpoint: Endpoint): Promise<MessageConnection> {
     const connectTimeout = this.options.connectTimeoutMs ?? 2000;
     const socket = net.connect(endpoint.address);
     try {
@@ -120,7 +149,7 @@ export class EditorBridgeClient {
       if (err instanceof NotesError) throw err;
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (cannot connect to ${endpoint.address}: ${(err as Error).message})`);
     }
-    const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
+    const connection = socketConnection(socket);
     let forgotten = false;
     const forget = () => {
       if (this.connection === connection) {
@@ -139,21 +168,30 @@ export class EditorBridgeClient {
     socket.on('close', forget);
     socket.on('error', forget);
     connection.listen();
+    let folders: string[];
     try {
       const result = await this.withTimeout(
         connection.sendRequest(BridgeMethods.authenticate, { token: endpoint.token, protocolVersion: BRIDGE_PROTOCOL_VERSION }),
         connectTimeout,
         () => new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge did not answer authentication within ${connectTimeout} ms)`),
       );
-      authenticateResult.parse(result);
+      folders = authenticateResult.parse(result).workspaceFolders;
     } catch (err) {
-      connection.dispose();
-      socket.destroy();
+      forget();
       if (err instanceof NotesError) throw err;
       if (err instanceof ResponseError && err.code === BridgeErrorCodes.unauthorized) {
         throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the editor bridge refused the token from ${endpoint.source})`);
       }
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (authentication failed: ${(err as Error).message})`);
+    }
+    // A window that no longer has this workspace open (a folder removed from it) is not the editor to drive.
+    const root = path.resolve(this.options.workspaceRoot);
+    if (!folders.some((folder) => isInside(path.resolve(folder), root))) {
+      forget();
+      throw new NotesError(
+        'NO_EDITOR',
+        `${NOT_ATTACHED} (the VS Code window at ${endpoint.address} has ${folders.length ? folders.join(', ') : 'no folder'} open, not ${root})`,
+      );
     }
     this.connection = connection;
     this.socket = socket;
@@ -165,17 +203,23 @@ export class EditorBridgeClient {
     const timeout = this.options.requestTimeoutMs ?? 10000;
     let result: unknown;
     const edits = method !== BridgeMethods.getEditorContent;
+    // On timeout the request is cancelled: VS Code drops it if it has not started on it yet.
+    const cancel = new CancellationTokenSource();
     try {
       result = await this.withTimeout(
-        connection.sendRequest(method, params),
+        connection.sendRequest(method, params, cancel.token),
         timeout,
         // The connection stays: other requests on it may be answered, and a busy VS Code may answer later ones.
-        () =>
-          new NotesError(
+        () => {
+          cancel.cancel();
+          return new NotesError(
             'NO_EDITOR',
             `VS Code did not answer ${method} within ${timeout} ms.` +
-              (edits ? ' The edit may still be made once VS Code gets to it: read the editor (get_editor_content) before trying again.' : ''),
-          ),
+              (edits
+                ? ' The request was withdrawn, but if VS Code had already started on it the edit may still be made: read the editor (get_editor_content) before trying again.'
+                : ''),
+          );
+        },
       );
     } catch (err) {
       if (err instanceof NotesError) throw err;
@@ -193,6 +237,8 @@ export class EditorBridgeClient {
       }
       this.dispose();
       throw lost((err as Error).message);
+    } finally {
+      cancel.dispose();
     }
     const parsed = schema.safeParse(result);
     if (!parsed.success) throw new NotesError('INTERNAL', `The editor bridge answered ${method} with an unexpected shape: ${parsed.error.message}`);

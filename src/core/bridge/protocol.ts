@@ -50,19 +50,23 @@ export const BridgeErrorCodes = {
   unauthorized: -32001,
   noActiveEditor: -32002,
   editRejected: -32003,
+  /** The client cancelled the request (it stopped waiting) before the bridge started on it: nothing was done. */
+  cancelled: -32800,
 } as const;
 
 /**
- * Discovery file for servers started by other clients: `<config dir>/bridges/<sha256(workspace folder)>.json`,
- * mode 0600, written on activation and removed on deactivate. A server picks the file matching its own workspace
- * root, so two VS Code windows never cross wires.
+ * Discovery file for servers started by other clients: `<config dir>/bridges/<sha256(workspace folder)>.<pid>.json`,
+ * mode 0600, one per window and open folder, written on activation (and when a folder is added), removed on
+ * deactivate (and when the folder is removed from the window). A server picks among the files of its own
+ * workspace root, so windows on other folders never cross wires; with several windows on the same folder it
+ * tries the one focused most recently first (the file's modification time).
  */
 export const discoveryFile = z.object({
   protocolVersion: z.number().int(),
   address: z.string(),
   token: z.string(),
   workspaceFolder: z.string(),
-  pid: z.number().int(),
+  pid: z.number().int().positive(),
   createdAt: z.string(),
 });
 export type DiscoveryFile = z.infer<typeof discoveryFile>;

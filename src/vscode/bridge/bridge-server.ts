@@ -5,14 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type * as vscode from 'vscode';
-import {
-  createMessageConnection,
-  ErrorCodes,
-  ResponseError,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from 'vscode-jsonrpc/node';
+import { ErrorCodes, Message, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import {
   authenticateParams,
   BRIDGE_PROTOCOL_VERSION,
@@ -21,6 +14,7 @@ import {
   insertAtCursorParams,
   setEditorContentParams,
 } from '../../core/bridge/protocol';
+import { socketConnection } from '../../core/bridge/framing';
 import type { z } from 'zod';
 
 /** What the bridge needs from VS Code; injected so the socket logic does not reach into globals. */
@@ -34,6 +28,38 @@ export interface EditorHandlers {
 export interface BridgeEndpoint {
   address: string;
   token: string;
+}
+
+/**
+ * What a connection may do before it has shown the token: a client that does not authenticate cannot hold the
+ * extension host's memory or sockets. An authenticate request is about 150 bytes.
+ */
+export interface BridgeLimits {
+  /** Milliseconds a connection has to authenticate before it is closed. */
+  authTimeoutMs: number;
+  /** Bytes a connection may send before it has authenticated; one byte more closes it. */
+  preAuthBytes: number;
+  /** Connections not yet authenticated at one time; another one is closed at once. */
+  maxUnauthenticated: number;
+  /** Connections at one time, authenticated or not (each MCP server holds one). */
+  maxConnections: number;
+}
+
+export const DEFAULT_BRIDGE_LIMITS: BridgeLimits = { authTimeoutMs: 5000, preAuthBytes: 16 * 1024, maxUnauthenticated: 8, maxConnections: 64 };
+
+type BridgeLog = Pick<vscode.LogOutputChannel, 'info' | 'warn' | 'error' | 'debug'>;
+
+/**
+ * A request the client cancelled while it still waited in the queue (VS Code was busy) is answered "cancelled"
+ * and never run: a client that stopped waiting for an edit must not have it made behind its back.
+ */
+function cancelledBeforeStart(message: Message) {
+  if (!Message.isRequest(message)) return undefined;
+  return {
+    jsonrpc: '2.0',
+    id: message.id,
+    error: { code: BridgeErrorCodes.cancelled, message: `${message.method} was cancelled by the client before it started: nothing was done.` },
+  };
 }
 
 function parseParams<T>(schema: z.ZodType<T>, params: unknown): T {
@@ -53,6 +79,9 @@ function tokensMatch(expected: string, given: string): boolean {
 export class BridgeServer implements vscode.Disposable {
   private readonly connections = new Set<MessageConnection>();
   private readonly sockets = new Set<net.Socket>();
+  private unauthenticated = 0;
+  /** Set while connections are being refused, so a flood of them logs one line, not one each. */
+  private refusing = false;
   ready: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -60,7 +89,8 @@ export class BridgeServer implements vscode.Disposable {
     readonly endpoint: BridgeEndpoint,
     private readonly socketDir: string | undefined,
     private readonly handlers: EditorHandlers,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly log: BridgeLog,
+    private readonly limits: BridgeLimits,
   ) {
     server.on('connection', (socket) => this.accept(socket));
   }
@@ -69,7 +99,7 @@ export class BridgeServer implements vscode.Disposable {
    * Listens on a Unix socket in a fresh 0700 folder, or a named pipe with a random name on Windows. The address
    * is known at once (activation stays synchronous); `ready` settles when the socket accepts connections.
    */
-  static start(handlers: EditorHandlers, log: vscode.LogOutputChannel): BridgeServer {
+  static start(handlers: EditorHandlers, log: BridgeLog, limits: BridgeLimits = DEFAULT_BRIDGE_LIMITS): BridgeServer {
     const token = crypto.randomBytes(32).toString('hex');
     let address: string;
     let socketDir: string | undefined;
@@ -82,7 +112,7 @@ export class BridgeServer implements vscode.Disposable {
       address = path.join(socketDir, 'bridge.sock');
     }
     const server = net.createServer();
-    const bridge = new BridgeServer(server, { address, token }, socketDir, handlers, log);
+    const bridge = new BridgeServer(server, { address, token }, socketDir, handlers, log, limits);
     bridge.ready = new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(address, () => {
@@ -97,10 +127,45 @@ export class BridgeServer implements vscode.Disposable {
   }
 
   private accept(socket: net.Socket): void {
+    if (this.sockets.size >= this.limits.maxConnections || this.unauthenticated >= this.limits.maxUnauthenticated) {
+      if (!this.refusing) {
+        this.refusing = true;
+        this.log.warn(
+          `Editor bridge: refusing connections (${this.sockets.size} open, ${this.unauthenticated} not authenticated; ` +
+            `the limits are ${this.limits.maxConnections} and ${this.limits.maxUnauthenticated})`,
+        );
+      }
+      socket.destroy();
+      return;
+    }
+    this.refusing = false;
     this.sockets.add(socket);
-    const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
-    this.connections.add(connection);
+    this.unauthenticated++;
     let authenticated = false;
+    let pending = true;
+    let received = 0;
+    // Counts the connection out of the unauthenticated ones once, whether it authenticated or closed.
+    const leavePending = () => {
+      if (!pending) return;
+      pending = false;
+      this.unauthenticated--;
+      clearTimeout(authTimer);
+      socket.off('data', countBytes);
+    };
+    // Registered before the message reader's own listener, so an oversized chunk is seen before it is buffered.
+    const countBytes = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= this.limits.preAuthBytes) return;
+      this.log.warn(`Editor bridge: closing a connection that sent ${received} bytes without authenticating`);
+      socket.destroy();
+    };
+    socket.on('data', countBytes);
+    const authTimer = setTimeout(() => {
+      this.log.warn(`Editor bridge: closing a connection that did not authenticate within ${this.limits.authTimeoutMs} ms`);
+      socket.destroy();
+    }, this.limits.authTimeoutMs);
+    const connection = socketConnection(socket, { connectionStrategy: { cancelUndispatched: cancelledBeforeStart } });
+    this.connections.add(connection);
     const drop = (why: string) => {
       this.log.warn(`Editor bridge: closing a connection (${why})`);
       // Let the error response reach the client before the socket goes.
@@ -109,6 +174,7 @@ export class BridgeServer implements vscode.Disposable {
         socket.destroy();
       }, 50);
     };
+    const hello = () => ({ ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() });
     connection.onRequest(async (method: string, params: unknown) => {
       if (!authenticated) {
         if (method !== BridgeMethods.authenticate) {
@@ -121,11 +187,12 @@ export class BridgeServer implements vscode.Disposable {
           throw new ResponseError(BridgeErrorCodes.unauthorized, 'Wrong or missing bridge token.');
         }
         authenticated = true;
-        return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() };
+        leavePending();
+        return hello();
       }
       switch (method) {
         case BridgeMethods.authenticate:
-          return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() };
+          return hello();
         case BridgeMethods.getEditorContent:
           return this.handlers.getEditorContent();
         case BridgeMethods.setEditorContent:
@@ -137,6 +204,7 @@ export class BridgeServer implements vscode.Disposable {
       }
     });
     const forget = () => {
+      leavePending();
       this.connections.delete(connection);
       this.sockets.delete(socket);
     };

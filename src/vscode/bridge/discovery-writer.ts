@@ -1,57 +1,102 @@
-// Writes the bridge discovery file of each open workspace folder (mode 0600) and removes it again on dispose.
+// Keeps this window's bridge discovery files (mode 0600), one per open workspace folder, and removes them on dispose.
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as vscode from 'vscode';
-import { discoveryFilePath } from '../../core/bridge/discovery';
+import { discoveryDir, discoveryFileNames, discoveryFilePath, processAlive } from '../../core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, discoveryFile, type DiscoveryFile } from '../../core/bridge/protocol';
 import type { BridgeEndpoint } from './bridge-server';
 
 export class DiscoveryFiles implements vscode.Disposable {
-  private readonly written = new Set<string>();
+  /** Folder → the file written for it. */
+  private readonly written = new Map<string, string>();
 
   constructor(
     private readonly configDir: string,
     private readonly endpoint: BridgeEndpoint,
-    private readonly log: vscode.LogOutputChannel,
+    private readonly log: Pick<vscode.LogOutputChannel, 'info' | 'warn' | 'error'>,
+    private readonly pid = process.pid,
   ) {}
 
-  /** Writes one file per folder; a later window on the same folder overwrites, which is what a server should find. */
-  write(workspaceFolders: readonly string[]): void {
-    for (const folder of workspaceFolders) {
-      const file = discoveryFilePath(this.configDir, folder);
-      const record: DiscoveryFile = {
-        protocolVersion: BRIDGE_PROTOCOL_VERSION,
-        address: this.endpoint.address,
-        token: this.endpoint.token,
-        workspaceFolder: path.resolve(folder),
-        pid: process.pid,
-        createdAt: new Date().toISOString(),
-      };
+  /**
+   * Makes the files match the open folders: writes one for each folder that has none yet, and removes the file of
+   * each folder no longer open, so a server of a removed folder does not reach this window.
+   */
+  sync(workspaceFolders: readonly string[]): void {
+    const open = new Set(workspaceFolders.map((f) => path.resolve(f)));
+    for (const [folder, file] of this.written) {
+      if (open.has(folder)) continue;
+      this.remove(file);
+      this.written.delete(folder);
+    }
+    for (const folder of open) {
+      if (!this.written.has(folder)) this.write(folder);
+    }
+  }
+
+  /**
+   * Marks this window as the one used last (the file's modification time): when several windows have the folder
+   * open, a server connecting picks the one focused most recently.
+   */
+  touch(): void {
+    const now = new Date();
+    for (const file of this.written.values()) {
       try {
-        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        // Write to a private temp name first so no reader ever sees a half-written or world-readable token.
-        const tmp = `${file}.${process.pid}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600 });
-        fs.chmodSync(tmp, 0o600);
-        fs.renameSync(tmp, file);
-        this.written.add(file);
-        this.log.info(`Editor bridge discovery file for ${folder}: ${file}`);
-      } catch (err) {
-        this.log.error(`Could not write the editor bridge discovery file ${file}: ${(err as Error).message}`);
+        fs.utimesSync(file, now, now);
+      } catch {
+        // Removed by hand meanwhile: the next sync does not bring it back, and nothing else depends on it.
       }
     }
   }
 
-  /** Removes only files that still carry our token: another window may have taken the folder over since. */
-  dispose(): void {
-    for (const file of this.written) {
-      try {
-        const current = discoveryFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-        if (current.success && current.data.token === this.endpoint.token) fs.rmSync(file, { force: true });
-      } catch {
-        // Already gone or unreadable: nothing of ours to remove.
+  private write(folder: string): void {
+    const file = discoveryFilePath(this.configDir, folder, this.pid);
+    const record: DiscoveryFile = {
+      protocolVersion: BRIDGE_PROTOCOL_VERSION,
+      address: this.endpoint.address,
+      token: this.endpoint.token,
+      workspaceFolder: folder,
+      pid: this.pid,
+      createdAt: new Date().toISOString(),
+    };
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      this.removeStale(folder);
+      // Write to a private temp name first so no reader ever sees a half-written or world-readable token.
+      const tmp = `${file}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600 });
+      fs.chmodSync(tmp, 0o600);
+      fs.renameSync(tmp, file);
+      this.written.set(folder, file);
+      this.log.info(`Editor bridge discovery file for ${folder}: ${file}`);
+    } catch (err) {
+      this.log.error(`Could not write the editor bridge discovery file ${file}: ${(err as Error).message}`);
+    }
+  }
+
+  /** Files of windows that ended without removing theirs (a crash, a kill): their process is gone. */
+  private removeStale(folder: string): void {
+    const dir = discoveryDir(this.configDir);
+    for (const name of discoveryFileNames(fs.readdirSync(dir), folder)) {
+      const pid = Number(name.slice(name.indexOf('.') + 1, -'.json'.length));
+      if (pid !== this.pid && !processAlive(pid)) {
+        fs.rmSync(path.join(dir, name), { force: true });
+        this.log.info(`Removed the editor bridge discovery file of a window that is gone: ${name}`);
       }
     }
+  }
+
+  /** Removes the file only while it still carries our token: it is ours by name, but check before deleting. */
+  private remove(file: string): void {
+    try {
+      const current = discoveryFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+      if (current.success && current.data.token === this.endpoint.token) fs.rmSync(file, { force: true });
+    } catch {
+      // Already gone or unreadable: nothing of ours to remove.
+    }
+  }
+
+  dispose(): void {
+    for (const file of this.written.values()) this.remove(file);
     this.written.clear();
   }
 }

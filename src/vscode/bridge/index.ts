@@ -1,4 +1,5 @@
-// Starts the editor bridge and its discovery files; everything is disposed with the extension.
+// Starts the editor bridge and its discovery files (kept in step with the open folders and the window's focus);
+// everything is disposed with the extension.
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { BridgeServer, type BridgeEndpoint } from './bridge-server';
@@ -17,10 +18,13 @@ export function startEditorBridge(context: vscode.ExtensionContext, configFile: 
   const server = BridgeServer.start({ getEditorContent, setEditorContent, insertAtCursor, workspaceFolders: folderPaths }, log);
   context.subscriptions.push(server);
   const discovery = new DiscoveryFiles(path.dirname(configFile), server.endpoint, log);
-  discovery.write(folderPaths());
+  discovery.sync(folderPaths());
   context.subscriptions.push(
     discovery,
-    vscode.workspace.onDidChangeWorkspaceFolders(() => discovery.write(folderPaths())),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => discovery.sync(folderPaths())),
+    vscode.window.onDidChangeWindowState((state) => {
+      if (state.focused) discovery.touch();
+    }),
   );
   return server.endpoint;
 }

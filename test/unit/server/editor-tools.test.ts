@@ -27,6 +27,10 @@ class FakeBridge {
   readonly token = 'test-token-123';
   readonly editor: FakeEditor = { content: '# Draft\n\nHello', path: 'drafts/draft.md', active: true, silent: false };
   readonly received: Array<{ method: string; params: unknown }> = [];
+  /** The folders the window answers authentication with (every test workspace lives under the temp folder). */
+  folders = [os.tmpdir()];
+  /** Requests whose handler saw the client cancel them while it waited. */
+  readonly cancelled: string[] = [];
   /** Connections accepted so far. */
   connections = 0;
   private readonly server = net.createServer((socket) => this.serve(socket));
@@ -44,15 +48,16 @@ class FakeBridge {
     const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
     let authenticated = false;
     const uri = () => `file:///ws/${this.editor.path}`;
-    connection.onRequest(async (method: string, params: unknown) => {
+    connection.onRequest(async (method: string, params: unknown, token) => {
       this.received.push({ method, params });
+      token.onCancellationRequested(() => this.cancelled.push(method));
       const delay = this.editor.delays?.[method];
       if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
       if (method === BridgeMethods.authenticate) {
         const token = (params as { token?: string }).token;
         if (token !== this.token) return new ResponseError(BridgeErrorCodes.unauthorized, 'bad token');
         authenticated = true;
-        return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: ['/ws'] };
+        return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.folders };
       }
       if (!authenticated) return new ResponseError(BridgeErrorCodes.unauthorized, 'not authenticated');
       if (!this.editor.active) return new ResponseError(BridgeErrorCodes.noActiveEditor, 'No active text editor');
@@ -145,6 +150,44 @@ describe('MCP editor tools through the editor bridge', () => {
     }
   });
 
+  it('with several windows on the workspace, reaches the one focused last, passing over windows that are gone', async () => {
+    const other = new FakeBridge();
+    await other.listen();
+    other.editor.content = '# Other window';
+    const h = await startServer();
+    try {
+      const write = (pid: number, address: string, token: string, focused: Date) => {
+        const file = discoveryFilePath(h.configDir, h.workspace, pid);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address, token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
+        fs.utimesSync(file, focused, focused);
+      };
+      const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000);
+      // Focused last, but its socket is gone (the window crashed with its process number still in use).
+      write(1, path.join(bridge.dir, 'gone.sock'), 'x', minutesAgo(1));
+      write(process.pid, bridge.address, bridge.token, minutesAgo(10));
+      write(process.ppid, other.address, other.token, minutesAgo(5));
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Other window');
+      assert.equal(bridge.connections, 0);
+    } finally {
+      await h.close();
+      await other.close();
+    }
+  });
+
+  it('refuses a window that does not have the workspace open (a folder removed from it)', async () => {
+    bridge.folders = [path.join(os.tmpdir(), 'some-other-notes')];
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      const message = await callError(h.client, 'set_editor_content', { content: 'x' });
+      assert.match(message, /No VS Code editor is attached.*has .*some-other-notes open, not /);
+      assert.deepEqual(bridge.received.map((r) => r.method), [BridgeMethods.authenticate]);
+      assert.equal(bridge.editor.content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('answers a wrong token with a clear error', async () => {
     const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: 'wrong' } });
     try {
@@ -214,11 +257,12 @@ describe('the editor bridge client when VS Code is slow or goes away', () => {
     );
     const fast = client.getEditorContent();
     assert.equal((await fast).content, '# Draft\n\nHello');
-    assert.match(await slow, /did not answer notesapp\/setEditorContent within 400 ms\. The edit may still be made .*get_editor_content/);
+    assert.match(await slow, /did not answer notesapp\/setEditorContent within 400 ms\. The request was withdrawn, .*the edit may still be made: .*get_editor_content/);
     bridge.editor.delays = {};
     assert.equal((await client.getEditorContent()).content, '# Draft\n\nHello');
     await new Promise((resolve) => setTimeout(resolve, 800));
     assert.equal(bridge.editor.content, '# New\n', 'VS Code made the edit after all');
+    assert.deepEqual(bridge.cancelled, [BridgeMethods.setEditorContent], 'the client withdrew the request it stopped waiting for');
     assert.equal(bridge.connections, 1, 'one connection throughout');
   });
 });
