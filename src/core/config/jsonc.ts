@@ -1,7 +1,8 @@
 // config.json is JSON with comments (like VS Code's own settings files): parsing, and edits that keep the rest.
 import { applyEdits, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 
-export type JsoncParse = { ok: true; value: unknown } | { ok: false; error: string };
+/** `recovered`: what a tolerant reading of a file with errors still finds (a missing comma loses nothing). */
+export type JsoncParse = { ok: true; value: unknown } | { ok: false; error: string; recovered?: unknown };
 
 const PARSE_OPTIONS = { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false };
 
@@ -19,7 +20,7 @@ export function parseJsonc(text: string): JsoncParse {
   if (errors.length === 0 && tree) return { ok: true, value: valueOf(tree) };
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  return { ok: false, error: `${printParseErrorCode(first.error)} at ${position(text, first.offset)}${more}` };
+  return { ok: false, error: `${printParseErrorCode(first.error)} at ${position(text, first.offset)}${more}`, recovered: tree && valueOf(tree) };
 }
 
 /**

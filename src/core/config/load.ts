@@ -43,8 +43,10 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
   if (text.trim() === '') return { config: defaultConfig(), problems: [], migrated: false, bytes, text, migrationNotes: [] };
   const parsed = parseJsonc(text);
   if (!parsed.ok) {
-    const problem = `not valid JSON: ${parsed.error} (defaults used)`;
-    return { config: defaultConfig(), problems: [problem], migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [] };
+    const config = defaultConfig();
+    const kept = keepSwitchesOff(config, parsed.recovered);
+    const problem = `not valid JSON: ${parsed.error} (defaults used${kept.length ? `, but what the file turns off stays off: ${kept.join(', ')}` : ''})`;
+    return { config, problems: [problem], migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [] };
   }
   const raw = parsed.value;
   const migration = migrateConfig(raw);
@@ -59,6 +61,41 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
     migratedValue: migration.migrated ? migration.value : undefined,
     migrationNotes: migration.notes,
   };
+}
+
+/** The switches that limit what an MCP client may reach: whether the server runs and which tools it offers. */
+const LIMITING_SWITCHES = [
+  ['integrations', 'mcp', 'enabled'],
+  ['integrations', 'mcp', 'autoStart'],
+  ['integrations', 'mcp', 'tools', 'fileOperations'],
+  ['integrations', 'mcp', 'tools', 'search'],
+  ['integrations', 'mcp', 'tools', 'editor'],
+  ['integrations', 'mcp', 'tools', 'ai'],
+] as const;
+
+/**
+ * A syntax error (a comma missing while the file is being edited) gives the defaults, but must not turn back on a
+ * tool or the server the file turns off: each limiting switch that reads `false` in what can still be read of the
+ * file (`recovered`, migrated and validated as a whole file would be) stays `false`. Returns the dotted keys kept.
+ */
+function keepSwitchesOff(config: NotesConfig, recovered: unknown): string[] {
+  if (recovered === undefined) return [];
+  let readable: NotesConfig;
+  try {
+    readable = validateConfig(migrateConfig(recovered).value).config;
+  } catch {
+    return [];
+  }
+  const kept: string[] = [];
+  for (const keys of LIMITING_SWITCHES) {
+    const at = (root: unknown) => keys.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], root) as Record<string, boolean>;
+    const last = keys[keys.length - 1];
+    if (at(readable)[last] === false && at(config)[last] !== false) {
+      at(config)[last] = false;
+      kept.push(keys.join('.'));
+    }
+  }
+  return kept;
 }
 
 /** Largest config file read: settings take kilobytes; a file of hundreds of megabytes is not one (and would not fit in a string). */

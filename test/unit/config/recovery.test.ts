@@ -34,6 +34,26 @@ describe('config recovery from an invalid file', () => {
     assert.equal(reports[0].backupPath, `${tmp.dir}/${backups[0]}`);
   });
 
+  it('bad JSON: the defaults, except that a server or tool category the file turns off stays off', () => {
+    fs.writeFileSync(
+      tmp.file,
+      '{ "integrations": { "mcp": { "enabled": false, "autoStart": true, "tools": { "editor": false "ai": false, "search": true } } }, "theme": "dark" }',
+    );
+    const load = loadConfigFile(tmp.file);
+    const expected = defaultConfig();
+    expected.integrations.mcp.enabled = false;
+    expected.integrations.mcp.tools.editor = false;
+    expected.integrations.mcp.tools.ai = false;
+    assert.deepEqual(load.config, expected, 'theme and every other value are the defaults; the switches that are off stay off');
+    assert.match(load.problems[0], /^not valid JSON: CommaExpected .*\(defaults used, but what the file turns off stays off: integrations\.mcp\.enabled, integrations\.mcp\.tools\.editor, integrations\.mcp\.tools\.ai\)$/);
+
+    // A file of an older version has its switch found too, where migration moves it (`mcp` -> `integrations.mcp`).
+    fs.writeFileSync(tmp.file, '{ "version": "1.0.0", "mcp": { "enabled": false }, "theme": "dark" "x": 1 }');
+    const legacy = loadConfigFile(tmp.file);
+    assert.equal(legacy.config.integrations.mcp.enabled, false);
+    assert.equal(legacy.config.theme, defaultConfig().theme);
+  });
+
   it('an old and invalid file is neither migrated on disk nor changed: one backup, values migrated in memory', async () => {
     const original = '{"fontSize": 20, "theme": "sepia"}';
     fs.writeFileSync(tmp.file, original);

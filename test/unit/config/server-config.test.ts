@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
+import { defaultConfig } from '../../../src/core/config/schema';
 import { ConfigStore } from '../../../src/core/config/store';
 import { tempConfigDir } from './helpers';
 
@@ -170,6 +171,21 @@ describe('a running MCP server follows changes of its config file', function () 
     assert.ok(before - after >= 5, `${before - after} tools left tools/list`);
     // The notification was written before the tools/list answer that followed it.
     assert.deepEqual(changed, ['tools']);
+  });
+
+  it('a save with a syntax error elsewhere does not turn back on a tool category the file turns off', async () => {
+    const names = async (): Promise<string[]> => (await client.listTools()).tools.map((t) => t.name);
+    await new ConfigStore({ file: tmp.file }).updateConfig({ integrations: { mcp: { tools: { fileOperations: false } } } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    assert.equal((await names()).includes('delete_file'), false);
+    stderr = '';
+    // Half-way through typing a new key: the comma after it is still missing.
+    fs.writeFileSync(tmp.file, '{\n  "integrations": { "mcp": { "tools": { "fileOperations": false } } },\n  "theme": "dark"\n  "ui": {}\n}\n');
+    await stderrShows(/not valid JSON: CommaExpected .*what the file turns off stays off: integrations\.mcp\.tools\.fileOperations/);
+    const listed = await names();
+    assert.equal(listed.includes('delete_file'), false, 'delete_file stays out of tools/list');
+    assert.ok(listed.includes('search_files'), 'the other categories stay on');
+    assert.equal(await configValue(client, 'theme'), defaultConfig().theme, 'everything else is the defaults');
   });
 
   it('reports an invalid edit on stderr and writes nothing beside the file (the extension makes the backups)', async () => {
