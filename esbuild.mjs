@@ -1,5 +1,5 @@
 // Builds the extension, the MCP server and the extension-host test suite. Flags: --production, --watch, and
-// --server-out=DIR: only the server's two bundles, as the production build makes them, into DIR (the benchmark's copy).
+// --server-out=DIR: only the server's bundles (loader, core, note worker), as the production build makes them, into DIR (the benchmark's copy).
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -52,6 +52,12 @@ const builds = [
     // Note parsing and the editor bridge load on first use, not at every start.
     plugins: [lazyModules()],
   },
+  {
+    // The worker thread that parses large notes (see src/core/notes/analyser.ts), beside server-core.js.
+    ...common,
+    entryPoints: { 'note-worker': 'src/core/notes/analysis-worker.ts' },
+    outdir: 'dist',
+  },
 ];
 
 // The integration suite runs inside the extension host; production packaging leaves it out. The output folder is
@@ -69,7 +75,7 @@ if (!production) {
 
 if (serverOut !== undefined) {
   // The server as the extension package ships it (minified), and nothing else: no generated files, no dist/.
-  await Promise.all(builds.filter((b) => 'server' in b.entryPoints || 'server-core' in b.entryPoints).map((b) => esbuild.build({ ...b, outdir: serverOut, sourcemap: false })));
+  await Promise.all(builds.filter((b) => ['server', 'server-core', 'note-worker'].some((name) => name in b.entryPoints)).map((b) => esbuild.build({ ...b, outdir: serverOut, sourcemap: false })));
   fs.chmodSync(path.join(serverOut, 'server.js'), 0o755);
   console.log(`[build] production server in ${serverOut}`);
   process.exit(0);

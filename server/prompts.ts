@@ -3,7 +3,6 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isNotesError } from '../src/core/errors';
-import { extractTasks } from '../src/core/notes/tasks';
 import { completeNotePath, noteUri } from './resources';
 import type { NotesContext } from './tools/context';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
@@ -54,9 +53,9 @@ export function registerPrompts(ctx: NotesContext): void {
       description: 'Ask for every action item of a note (explicit task-list items and implicit to-dos), with owners and due dates when stated.',
       argsSchema: { path: pathArg() },
     },
-    async ({ path }) => {
+    async ({ path }, extra) => {
       const note = await readNote(ctx, path);
-      const { tasks } = extractTasks(note.text);
+      const { tasks } = await ctx.analyser.tasks(note.text, extra.signal);
       const known = tasks.length
         ? `The note already has these task-list items (status, line): ${tasks.map((t) => `"${t.text}" (${t.status}, line ${t.line})`).join('; ')}.`
         : 'The note has no task-list items yet.';

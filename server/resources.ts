@@ -167,7 +167,7 @@ export function registerResources(ctx: NotesContext): Disposable {
         'A note: contents[0] is its markdown text (text/markdown), contents[1] its metadata as JSON (the get_note_metadata record). {path} is workspace-relative; "/" stays as is, other special characters are percent-encoded.',
       mimeType: 'text/markdown',
     },
-    async (uri, variables) => {
+    async (uri, variables, extra) => {
       const raw = Array.isArray(variables.path) ? variables.path.join('/') : String(variables.path);
       let relative: string;
       try {
@@ -176,7 +176,7 @@ export function registerResources(ctx: NotesContext): Disposable {
         relative = raw;
       }
       try {
-        const { metadata, text } = await readNoteMetadata(ctx, relative);
+        const { metadata, text } = await readNoteMetadata(ctx, relative, extra.signal);
         return {
           contents: [
             { uri: uri.href, mimeType: 'text/markdown', text },

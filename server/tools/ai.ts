@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { splitNote } from '../../src/core/notes/frontmatter';
 import { analysedPart } from '../../src/core/notes/limits';
-import { extractiveSummary, headOf } from '../../src/core/notes/summary';
-import { extractTasks, TASK_STATUSES } from '../../src/core/notes/tasks';
+import { headOf } from '../../src/core/notes/summary';
+import { TASK_STATUSES } from '../../src/core/notes/tasks';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
 
@@ -60,7 +60,7 @@ export function registerAiTools(ctx: NotesContext): void {
           ctx.deps.log('warn', `summarize_note: sampling failed, using the extractive summary: ${(err as Error).message}`);
         }
       }
-      return { structured: { path: relative, summary: extractiveSummary(text, limit), method: 'extractive' as const, maxLength: limit, truncated } };
+      return { structured: { path: relative, summary: await ctx.analyser.summary(text, limit, extra.signal), method: 'extractive' as const, maxLength: limit, truncated } };
     },
   });
 
@@ -76,9 +76,9 @@ export function registerAiTools(ctx: NotesContext): void {
       truncated: z.boolean().describe('True when tasks may be missing: the note is over 1 MB (only its first 1 MB is read) or it has over 5000 tasks.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run: async ({ path }) => {
+    run: async ({ path }, extra) => {
       const { path: relative, text } = await (await ctx.files()).readText(path);
-      return { structured: { path: relative, ...extractTasks(text) } };
+      return { structured: { path: relative, ...(await ctx.analyser.tasks(text, extra.signal)) } };
     },
   });
 }

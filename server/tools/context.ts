@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import path from 'node:path';
 import type { NotesConfig } from '../../src/core/config/schema';
 import { FileAccess } from '../../src/core/workspace/file-access';
+import { NoteAnalyser } from '../../src/core/notes/analyser';
 import { LinkResolver } from '../../src/core/notes/links';
 import { isNoteFile, noteExtensions } from '../../src/core/workspace/file-types';
 import { listWorkspaceFiles } from '../../src/core/workspace/listing';
@@ -37,10 +38,14 @@ export interface ContextDeps {
   waitForOutput?: () => Promise<void>;
   /** Largest reply the transport sends (see maxSendBytes; default 10 MiB less 64 KiB): search_files and list_files cut their answers to fit. */
   maxResultBytes?: number;
+  /** The note analysis worker; default: note-worker.js beside the server bundle (large notes are parsed inline without it). */
+  noteWorkerFile?: string;
 }
 
 export class NotesContext {
   readonly bridge: EditorBridgeClient;
+  /** Metadata, tasks and summaries of notes: large notes are parsed in a worker thread. */
+  readonly analyser: NoteAnalyser;
   private guardPromise: Promise<PathGuard> | undefined;
   private readonly listeners = new Set<() => void>();
   private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
@@ -59,6 +64,7 @@ export class NotesContext {
     readonly deps: ContextDeps,
   ) {
     this.bridge = new EditorBridgeClient({ workspaceRoot: deps.workspaceRoot, configDir: path.dirname(deps.configPath), env: deps.env });
+    this.analyser = new NoteAnalyser(deps.noteWorkerFile ?? path.join(__dirname, 'note-worker.js'), deps.log);
   }
 
   get config(): NotesConfig {
@@ -223,10 +229,11 @@ export class NotesContext {
     return this.ripgrepUse.use;
   }
 
-  /** Stops the watchers and the text workers. */
+  /** Stops the watchers, the text workers and the note analysis worker. */
   dispose(): void {
     void this.indexPromise?.then((index) => index?.dispose());
     this.scan?.search.dispose();
+    this.analyser.dispose();
   }
 
   // --- Live configuration: the server watches its config file and hands every change to applyConfig. ---

@@ -13,12 +13,12 @@ import { noteMetadataShape } from './note-schemas';
 
 const notePath = z.string().min(1).describe('Path of the note, relative to the workspace root or absolute inside it.');
 
-export async function readNoteMetadata(ctx: NotesContext, userPath: string): Promise<{ metadata: NoteMetadata; text: string }> {
+export async function readNoteMetadata(ctx: NotesContext, userPath: string, signal?: AbortSignal): Promise<{ metadata: NoteMetadata; text: string }> {
   const files = await ctx.files();
   const { path: relative, text } = await files.readText(userPath);
   const { stat } = await files.stat(relative);
-  const resolver = await ctx.linkResolver();
-  return { metadata: noteMetadata({ path: relative, text, stat, resolver }), text };
+  const [analysis, resolver] = await Promise.all([ctx.analyser.metadata(text, signal), ctx.linkResolver()]);
+  return { metadata: noteMetadata({ path: relative, analysis, stat, resolver }), text };
 }
 
 export function registerNoteTools(ctx: NotesContext): void {
@@ -73,7 +73,7 @@ export function registerNoteTools(ctx: NotesContext): void {
     input: { path: notePath },
     output: noteMetadataShape,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run: async ({ path: p }) => ({ structured: (await readNoteMetadata(ctx, p)).metadata }),
+    run: async ({ path: p }, extra) => ({ structured: (await readNoteMetadata(ctx, p, extra.signal)).metadata }),
   });
 
   defineTool(ctx, {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { splitNote } from './frontmatter';
 import { analysedPart, capList } from './limits';
 import { LinkResolver, type ResolvedLink } from './links';
-import { analyseBody, type Heading } from './structure';
+import { analyseBody, type Heading, type RawLink } from './structure';
 
 export interface NoteMetadata {
   path: string;
@@ -40,19 +40,37 @@ function frontmatterTags(data: Record<string, unknown>): string[] {
   return list.filter((t): t is string | number => typeof t === 'string' || typeof t === 'number').map((t) => String(t).replace(/^#/, '').trim()).filter(Boolean);
 }
 
-export function noteMetadata(opts: { path: string; text: string; stat: FileTimes; resolver: LinkResolver }): NoteMetadata {
-  const part = analysedPart(opts.text);
+/** What the markdown says, before the path, the file's times and the workspace come in: the costly part. */
+export interface NoteAnalysis {
+  data: Record<string, unknown>;
+  frontmatterError?: string;
+  headings: Heading[];
+  links: RawLink[];
+  inlineTags: string[];
+  wordCount: number;
+  /** The note is over ANALYSIS_LIMIT: only its first 1 MB was read. */
+  truncated: boolean;
+}
+
+/** Parses the note's first ANALYSIS_LIMIT characters: frontmatter, headings, links, tags, words. */
+export function analyseNote(text: string): NoteAnalysis {
+  const part = analysedPart(text);
   const { data, body, bodyLineOffset, frontmatterError } = splitNote(part.text);
-  const structure = analyseBody(body, bodyLineOffset);
+  const { headings, links, inlineTags, wordCount } = analyseBody(body, bodyLineOffset);
+  return { data, headings, links, inlineTags, wordCount, truncated: part.truncated, ...(frontmatterError === undefined ? {} : { frontmatterError }) };
+}
+
+export function noteMetadata(opts: { path: string; analysis: NoteAnalysis; stat: FileTimes; resolver: LinkResolver }): NoteMetadata {
+  const { data, frontmatterError } = opts.analysis;
   const title =
     (typeof data.title === 'string' && data.title.trim()) ||
-    structure.headings.find((h) => h.level === 1)?.text ||
+    opts.analysis.headings.find((h) => h.level === 1)?.text ||
     path.posix.basename(opts.path, path.posix.extname(opts.path));
   // Some file systems report no birth time (0); the change time is the closest honest value.
   const created = opts.stat.birthtime.getTime() > 0 ? opts.stat.birthtime : opts.stat.ctime;
-  const tags = capList([...new Set([...frontmatterTags(data), ...structure.inlineTags])]);
-  const links = capList(structure.links);
-  const headings = capList(structure.headings);
+  const tags = capList([...new Set([...frontmatterTags(data), ...opts.analysis.inlineTags])]);
+  const links = capList(opts.analysis.links);
+  const headings = capList(opts.analysis.headings);
   return {
     path: opts.path,
     title,
@@ -60,11 +78,11 @@ export function noteMetadata(opts: { path: string; text: string; stat: FileTimes
     tags: tags.items,
     links: links.items.map((l) => opts.resolver.resolve(l, opts.path)),
     headings: headings.items,
-    wordCount: structure.wordCount,
+    wordCount: opts.analysis.wordCount,
     created: created.toISOString(),
     modified: opts.stat.mtime.toISOString(),
     size: opts.stat.size,
-    truncated: part.truncated || tags.truncated || links.truncated || headings.truncated,
+    truncated: opts.analysis.truncated || tags.truncated || links.truncated || headings.truncated,
     ...(frontmatterError === undefined ? {} : { frontmatterError }),
   };
 }

@@ -1,0 +1,162 @@
+// Note analysis (metadata, tasks, summaries) for the server: small notes inline, large ones in a worker thread, so
+// that parsing a megabyte of markdown (up to a second or two for some texts) holds up no other request, and a request
+// cancelled or timed out stops its parse at once instead of after it.
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { NotesError } from '../errors';
+import { analyseNote, type NoteAnalysis } from './metadata';
+import { extractiveSummary } from './summary';
+import { extractTasks, type ExtractedTask } from './tasks';
+
+/** Notes up to this many characters are parsed on the calling thread: tens of milliseconds, less than a worker hop. */
+export const INLINE_ANALYSIS_CHARS = 128 * 1024;
+/** The worker ends after this long without work, giving back the memory of its last parse. */
+const IDLE_MS = 30_000;
+/** Heap of the worker: a 1 MB note's tokens need tens of megabytes; a runaway parse is stopped, not the server. */
+const WORKER_HEAP_MB = 256;
+
+export type AnalysisRequest =
+  | { id: number; op: 'metadata'; text: string }
+  | { id: number; op: 'tasks'; text: string }
+  | { id: number; op: 'summary'; text: string; maxLength: number };
+export type AnalysisReply = { id: number; result: unknown } | { id: number; error: string };
+
+type Request = AnalysisRequest extends infer R ? (R extends AnalysisRequest ? Omit<R, 'id'> : never) : never;
+
+interface Job {
+  request: AnalysisRequest;
+  signal?: AbortSignal;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  onAbort?: () => void;
+}
+
+export class NoteAnalyser {
+  private worker: Worker | undefined;
+  /** Jobs not yet sent; the worker gets one at a time, so a cancelled job that waits never reaches it. */
+  private readonly queue: Job[] = [];
+  private running: Job | undefined;
+  private nextId = 1;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  /**
+   * `workerFile`: the bundled worker (dist/note-worker.js). When it is missing (the sources run unbundled), every
+   * note is parsed inline.
+   */
+  constructor(
+    private readonly workerFile: string,
+    private readonly log: (level: 'warn' | 'error', message: string) => void = () => undefined,
+  ) {}
+
+  metadata(text: string, signal?: AbortSignal): Promise<NoteAnalysis> {
+    return this.run({ op: 'metadata', text }, () => analyseNote(text), signal) as Promise<NoteAnalysis>;
+  }
+
+  tasks(text: string, signal?: AbortSignal): Promise<{ tasks: ExtractedTask[]; truncated: boolean }> {
+    return this.run({ op: 'tasks', text }, () => extractTasks(text), signal) as Promise<{ tasks: ExtractedTask[]; truncated: boolean }>;
+  }
+
+  summary(text: string, maxLength: number, signal?: AbortSignal): Promise<string> {
+    return this.run({ op: 'summary', text, maxLength }, () => extractiveSummary(text, maxLength), signal) as Promise<string>;
+  }
+
+  /** True while a worker thread is alive (for tests and the status of the server). */
+  get workerRunning(): boolean {
+    return this.worker !== undefined;
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    const pending = [...(this.running ? [this.running] : []), ...this.queue.splice(0)];
+    this.running = undefined;
+    for (const job of pending) this.settle(job, () => job.reject(new NotesError('INTERNAL', 'The server is shutting down.')));
+    this.stopWorker();
+  }
+
+  private run(request: Request, inline: () => unknown, signal?: AbortSignal): Promise<unknown> {
+    if (request.text.length <= INLINE_ANALYSIS_CHARS || !fs.existsSync(this.workerFile) || this.disposed) {
+      return new Promise((resolve) => resolve(inline()));
+    }
+    signal?.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const job: Job = { request: { ...request, id: this.nextId++ } as AnalysisRequest, signal, resolve, reject };
+      if (signal) {
+        job.onAbort = () => this.abort(job);
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  /** A job waiting is dropped; the job being parsed stops with its worker, and the next job gets a new one. */
+  private abort(job: Job): void {
+    const reason = job.signal?.reason instanceof Error ? job.signal.reason : new Error('The request was cancelled.');
+    if (this.running === job) {
+      this.running = undefined;
+      this.stopWorker();
+    } else {
+      const at = this.queue.indexOf(job);
+      if (at < 0) return;
+      this.queue.splice(at, 1);
+    }
+    this.settle(job, () => job.reject(reason));
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.running || this.disposed) return;
+    const job = this.queue.shift();
+    if (!job) {
+      this.idleTimer ??= setTimeout(() => this.stopWorker(), IDLE_MS).unref();
+      return;
+    }
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    this.running = job;
+    this.ensureWorker().postMessage(job.request);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    worker.unref();
+    worker.on('message', (reply: AnalysisReply) => {
+      const job = this.running;
+      if (!job || job.request.id !== reply.id) return;
+      this.running = undefined;
+      this.settle(job, () => ('error' in reply ? job.reject(new Error(reply.error)) : job.resolve(reply.result)));
+      this.pump();
+    });
+    // A worker that dies (out of memory, a crash) fails the job it had; the next job starts a new one.
+    const failed = (why: string) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      const job = this.running;
+      this.running = undefined;
+      if (job) {
+        this.log('error', `Note analysis worker stopped while parsing a note of ${job.request.text.length} characters: ${why}`);
+        this.settle(job, () => job.reject(new NotesError('INTERNAL', `Analysing the note failed: ${why}`)));
+      }
+      this.pump();
+    };
+    worker.on('error', (err) => failed(err.message));
+    worker.on('exit', (code) => failed(`the worker exited with code ${code}`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private stopWorker(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) void worker.terminate();
+  }
+
+  private settle(job: Job, finish: () => void): void {
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    finish();
+  }
+}
