@@ -45,9 +45,31 @@ export interface IndexOptions extends ListOptions {
   racyMs?: number;
   /** How long an early listing taken in waits for a request before it is checked (default CHECK_GRACE_MS). */
   checkGraceMs?: number;
+  /**
+   * Watcher events in one turn of the event loop from which the index assumes the operating system dropped some:
+   * Linux queues at most fs.inotify.max_queued_events of them (16384 by default) and silently drops the rest when
+   * a mass change (a git checkout, a sync) outruns the server, and every queued event arrives in the same turn. The
+   * index then re-lists the whole workspace. Default: half that queue (read from /proc), else 8192.
+   */
+  burstLimit?: number;
   /** Watches one folder (default fs.watch); tests make it fail as the operating system's watch limit does. */
   watchFolder?: (folder: string, options: { persistent: boolean }, listener: fs.WatchListener<string>) => fs.FSWatcher;
   log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
+}
+
+let defaultBurstLimit: number | undefined;
+/** See IndexOptions.burstLimit. */
+function burstLimitOf(): number {
+  if (defaultBurstLimit === undefined) {
+    let queue = 16384;
+    try {
+      queue = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8')) || queue;
+    } catch {
+      // Not Linux: no such queue; the limit still catches a burst that large.
+    }
+    defaultBurstLimit = Math.max(1, Math.floor(queue / 2));
+  }
+  return defaultBurstLimit;
 }
 
 /** Work done between yields to the event loop while building, so requests are served meanwhile. */
@@ -116,6 +138,8 @@ export class WorkspaceIndex {
   private resumeCrawl: (() => void) | undefined;
   /** Requests waiting in fresh(). */
   private requestsWaiting = 0;
+  /** Watcher events in this turn of the event loop (see IndexOptions.burstLimit). */
+  private burst = 0;
   /** Set when the listing completed while requests waited: the workers start reading once those are answered. */
   private readingDeferred = false;
   /** A deferred start of reading is waiting for the output (one at a time). */
@@ -643,6 +667,7 @@ export class WorkspaceIndex {
         const changed = name ? (rel ? `${rel}/${name}` : String(name)) : rel;
         this.dirty.add(changed);
         this.forgetStat(changed);
+        this.countBurst();
         this.scheduleApply();
       });
       watcher.on('error', () => {
@@ -656,6 +681,14 @@ export class WorkspaceIndex {
       // A folder that vanished is simply gone; anything else (such as the watch limit) means changes can be missed.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') this.unreliable ??= `cannot watch ${rel || 'the workspace folder'}: ${(err as Error).message}`;
     }
+  }
+
+  /** Counts the events of this turn; at the burst limit, the whole workspace is re-listed (the root marked changed). */
+  private countBurst(): void {
+    if (this.burst++ === 0) setImmediate(() => (this.burst = 0));
+    if (this.burst !== (this.options.burstLimit ?? burstLimitOf())) return;
+    this.options.log?.('info', `${this.burst} changes reported at once: the operating system may have dropped some, so the whole workspace is listed again`);
+    this.dirty.add('');
   }
 
   /** Applies reported changes soon even when no request asks, so texts stay fresh and listeners hear of new files. */

@@ -68,3 +68,61 @@ describe('workspace index with a folder it cannot watch', function () {
     );
   });
 });
+
+describe('workspace index after the operating system dropped watcher events', function () {
+  this.timeout(30_000);
+  let root: string;
+  let index: WorkspaceIndex;
+  const logged: string[] = [];
+  let rootListener: ((event: fs.WatchEventType, name: string | null) => void) | undefined;
+
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-burst-')));
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.writeFileSync(path.join(root, 'sub', 'kept.md'), 'kept kyoto\n');
+    index = new WorkspaceIndex({
+      root,
+      excludePatterns: [],
+      showHiddenFiles: false,
+      fileExtension: '.md',
+      maxFileSize: 1e6,
+      maxFiles: 1000,
+      maxBytes: 1e8,
+      burstLimit: 5,
+      log: (_level, message) => logged.push(message),
+      // Events of names starting with "lost" never arrive, as when the kernel's queue overflowed.
+      watchFolder: (folder, watchOptions, listener) => {
+        const filtered: fs.WatchListener<string> = (event, name) => {
+          if (!name?.startsWith('lost')) listener(event, name);
+        };
+        if (folder === root) rootListener = filtered;
+        return fs.watch(folder, watchOptions, filtered);
+      },
+    });
+  });
+
+  after(() => {
+    index.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lists the whole workspace again after a burst of events as large as the queue could hold', async () => {
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), ['sub/kept.md']);
+    fs.writeFileSync(path.join(root, 'lost-1.md'), 'x\n');
+    fs.writeFileSync(path.join(root, 'sub', 'lost-2.md'), 'x\n');
+    fs.rmSync(path.join(root, 'sub', 'kept.md'));
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), [], 'the events that arrived are applied; the dropped ones are not known');
+
+    // Four events in one turn are an ordinary batch: nothing more is listed.
+    for (let i = 0; i < 4; i++) rootListener?.('rename', `other-${i}.md`);
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), []);
+    // Five are the limit: the index lists everything again and finds what it was never told about.
+    for (let i = 0; i < 5; i++) rootListener?.('rename', `other-${i}.md`);
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), ['lost-1.md', 'sub/lost-2.md']);
+    assert.ok(logged.some((m) => /5 changes reported at once: the operating system may have dropped some/.test(m)), logged.join('\n'));
+  });
+});
