@@ -35,6 +35,21 @@ function removeAt(root: Record<string, unknown>, path: readonly PropertyKey[]): 
 }
 
 /**
+ * Plugin settings are free-form records, and the schema's records drop a key named `__proto__` without a word (it
+ * would replace an object's prototype); the key is reported like an unknown setting instead.
+ */
+function protoKeysInPluginSettings(raw: Record<string, unknown>): string[] {
+  const settings = isPlainObject(raw.plugins) ? raw.plugins.settings : undefined;
+  if (!isPlainObject(settings)) return [];
+  const found: string[] = [];
+  if (Object.hasOwn(settings, '__proto__')) found.push('plugins.settings.__proto__');
+  for (const [plugin, values] of Object.entries(settings)) {
+    if (plugin !== '__proto__' && isPlainObject(values) && Object.hasOwn(values, '__proto__')) found.push(`${describePath(['plugins', 'settings', plugin])}.__proto__`);
+  }
+  return found.map((where) => `${where}: "__proto__" cannot be used as a name (ignored)`);
+}
+
+/**
  * Validates a (migrated) raw object against the schema. Decision for a partially invalid file: every
  * invalid field, unknown key or malformed entry is dropped and takes its default, everything valid
  * is kept. A file whose root is not an object gives the full defaults.
@@ -44,7 +59,7 @@ export function validateConfig(raw: unknown): ValidationResult {
     return { config: defaultConfig(), problems: [`(root): expected a JSON object, got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw} (defaults used)`] };
   }
   const candidate = structuredClone(raw);
-  const problems: string[] = [];
+  const problems: string[] = protoKeysInPluginSettings(candidate);
   // Each round removes at least one value, so the loop ends; the bound is a guard against surprises.
   for (let round = 0; round < 1000; round++) {
     const result = configSchema.safeParse(candidate);

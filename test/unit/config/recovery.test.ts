@@ -186,6 +186,17 @@ describe('config recovery from an invalid file', () => {
       assert.deepEqual(problems.sort(), ['colour: unknown setting (ignored)', 'editor.fontsize: unknown setting (ignored)']);
     });
 
+    it('reports a plugin or plugin setting named "__proto__" instead of dropping it silently', () => {
+      fs.writeFileSync(tmp.file, '{ "version": "1.1.0", "plugins": { "settings": { "__proto__": { "a": 1 }, "sync": { "__proto__": { "x": 1 }, "every": 5 } } } }');
+      const { config, problems } = loadConfigFile(tmp.file);
+      assert.deepEqual(config.plugins.settings, { sync: { every: 5 } });
+      assert.deepEqual(problems, [
+        'plugins.settings.__proto__: "__proto__" cannot be used as a name (ignored)',
+        'plugins.settings.sync.__proto__: "__proto__" cannot be used as a name (ignored)',
+      ]);
+      assert.equal(Object.getPrototypeOf(config.plugins.settings.sync), Object.prototype);
+    });
+
     it('an array with a bad item takes its default as a whole; a section of the wrong type takes its defaults', () => {
       fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', files: { excludePatterns: ['a', 3], showHiddenFiles: true }, search: 'fast' }));
       const { config, problems } = loadConfigFile(tmp.file);
