@@ -10,7 +10,7 @@ import {
   uiSchema,
   workspaceSchema,
 } from './schema';
-import { compareVersions } from './versions';
+import { compareVersions, isVersion } from './versions';
 
 type RawConfig = Record<string, unknown>;
 
@@ -117,6 +117,9 @@ export function migrateConfig(input: unknown, migrations: readonly Migration[] =
   if (!isPlainObject(input)) return { value: input, migrated: false, notes: [] };
   const raw = structuredClone(input);
   const notes: string[] = [];
+  if (raw.version !== undefined && !isVersion(raw.version)) {
+    notes.push(`version ${JSON.stringify(raw.version)} is not of the form major.minor.patch: read as older than every version`);
+  }
   let migrated = false;
   for (const migration of migrations) {
     if (compareVersions(raw.version, migration.to) >= 0) continue;

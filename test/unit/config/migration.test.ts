@@ -46,6 +46,15 @@ describe('config migration', () => {
     assert.deepEqual(value, { version: CONFIG_VERSION, editor: { fontSize: 12 } });
   });
 
+  it('a version that is not major.minor.patch counts as the oldest, and the notes say so', () => {
+    const { value, migrated, notes } = migrateConfig({ version: 'abc', fontSize: 12 });
+    assert.equal(migrated, true);
+    assert.deepEqual(value, { version: CONFIG_VERSION, editor: { fontSize: 12 } });
+    assert.equal(notes[0], 'version "abc" is not of the form major.minor.patch: read as older than every version');
+    assert.equal(migrateConfig({ version: 2 }).notes[0], 'version 2 is not of the form major.minor.patch: read as older than every version');
+    assert.ok(!migrateConfig({ fontSize: 12 }).notes.some((n) => n.includes('not of the form')), 'a missing version is simply the oldest');
+  });
+
   it('the sectioned value wins over a flat one', () => {
     const { value, notes } = migrateConfig({ version: '0.1.0', fontSize: 12, editor: { fontSize: 14 } });
     assert.deepEqual(value, { version: CONFIG_VERSION, editor: { fontSize: 14 } });
