@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
-import { discoveryDir, discoveryFileNames, processAlive } from '../src/core/bridge/discovery';
+import { discoveryDir, discoveryFileNames, folderHolds, processAlive } from '../src/core/bridge/discovery';
 import { socketConnection } from '../src/core/bridge/framing';
 import {
   authenticateResult,
@@ -19,7 +19,6 @@ import {
   type EditResult,
 } from '../src/core/bridge/protocol';
 import { NotesError } from '../src/core/errors';
-import { isInside } from '../src/core/workspace/path-guard';
 
 export interface EditorBridgeOptions {
   workspaceRoot: string;
@@ -37,6 +36,8 @@ interface Endpoint {
   address: string;
   token: string;
   source: string;
+  /** Found through a discovery file (else given in the environment by the window that started the server). */
+  discovered: boolean;
 }
 
 export class EditorBridgeClient {
@@ -75,7 +76,7 @@ export class EditorBridgeClient {
     const env = this.options.env ?? process.env;
     const address = env[BRIDGE_ENV.address];
     const token = env[BRIDGE_ENV.token];
-    if (address && token) return [{ address, token, source: `${BRIDGE_ENV.address}` }];
+    if (address && token) return [{ address, token, source: `${BRIDGE_ENV.address}`, discovered: false }];
     const dir = discoveryDir(this.options.configDir);
     let names: string[];
     try {
@@ -92,7 +93,9 @@ export class EditorBridgeClient {
       try {
         const mtime = fs.statSync(file).mtimeMs;
         const parsed = discoveryFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-        if (parsed.success) found.push({ address: parsed.data.address, token: parsed.data.token, source: file, alive: processAlive(parsed.data.pid), mtime });
+        if (parsed.success) {
+          found.push({ address: parsed.data.address, token: parsed.data.token, source: file, discovered: true, alive: processAlive(parsed.data.pid), mtime });
+        }
       } catch {
         // Removed meanwhile, or not JSON: not a window to reach.
       }
@@ -184,9 +187,10 @@ export class EditorBridgeClient {
       }
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (authentication failed: ${(err as Error).message})`);
     }
-    // A window that no longer has this workspace open (a folder removed from it) is not the editor to drive.
+    // A window found through a discovery file that no longer has this workspace open (a folder removed from it) is
+    // not the editor to drive. The window that started this server (the environment) is, even with no folder open.
     const root = path.resolve(this.options.workspaceRoot);
-    if (!folders.some((folder) => isInside(path.resolve(folder), root))) {
+    if (endpoint.discovered && !folders.some((folder) => folderHolds(folder, root))) {
       forget();
       throw new NotesError(
         'NO_EDITOR',

@@ -1,6 +1,7 @@
 // Where the discovery files of a workspace's editor bridges live (shared by the extension and the server).
 import crypto from 'node:crypto';
 import path from 'node:path';
+import { isInside } from '../workspace/path-guard';
 
 export function discoveryDir(configDir: string): string {
   return path.join(configDir, 'bridges');
@@ -27,8 +28,22 @@ export function discoveryFileNames(names: readonly string[], workspaceFolder: st
   return names.filter((name) => name.startsWith(prefix) && /^\d+\.json$/.test(name.slice(prefix.length)));
 }
 
-/** False only when no process has this pid on this machine (a window that crashed without removing its file). */
+/**
+ * True when `root` is `folder` or inside it, compared as discoveryKey compares (letter case ignored on Windows and
+ * macOS): the discovery file found for a workspace is never refused over a difference its name did not make.
+ */
+export function folderHolds(folder: string, root: string, platform = process.platform): boolean {
+  const p = platform === 'win32' ? path.win32 : path.posix;
+  const norm = (x: string) => (platform === 'win32' || platform === 'darwin' ? p.resolve(x).toLowerCase() : p.resolve(x));
+  return isInside(norm(folder), norm(root), p);
+}
+
+/**
+ * False when no process has this pid on this machine (a window that crashed without removing its file), and for a
+ * number that is no process id at all (0 would signal this process's group; past 2^31 - 1, Node refuses it).
+ */
 export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid < 1 || pid > 2 ** 31 - 1) return false;
   try {
     process.kill(pid, 0);
     return true;

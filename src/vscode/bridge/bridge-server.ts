@@ -141,8 +141,16 @@ export class BridgeServer implements vscode.Disposable {
     this.refusing = false;
     this.sockets.add(socket);
     this.unauthenticated++;
+    const connection = socketConnection(socket, { connectionStrategy: { cancelUndispatched: cancelledBeforeStart } });
+    this.connections.add(connection);
+    // Disposing the connection too drops the requests it still queues: a closed socket alone would let them run.
+    const close = () => {
+      connection.dispose();
+      socket.destroy();
+    };
     let authenticated = false;
     let pending = true;
+    let closing = false;
     let received = 0;
     // Counts the connection out of the unauthenticated ones once, whether it authenticated or closed.
     const leavePending = () => {
@@ -152,27 +160,26 @@ export class BridgeServer implements vscode.Disposable {
       clearTimeout(authTimer);
       socket.off('data', countBytes);
     };
-    // Registered before the message reader's own listener, so an oversized chunk is seen before it is buffered.
+    // Registered before the message reader's own listener (connection.listen() below), so a connection over the
+    // budget is closed before the reader takes the chunk that crossed it.
     const countBytes = (chunk: Buffer) => {
       received += chunk.length;
       if (received <= this.limits.preAuthBytes) return;
       this.log.warn(`Editor bridge: closing a connection that sent ${received} bytes without authenticating`);
-      socket.destroy();
+      close();
     };
     socket.on('data', countBytes);
     const authTimer = setTimeout(() => {
       this.log.warn(`Editor bridge: closing a connection that did not authenticate within ${this.limits.authTimeoutMs} ms`);
-      socket.destroy();
+      close();
     }, this.limits.authTimeoutMs);
-    const connection = socketConnection(socket, { connectionStrategy: { cancelUndispatched: cancelledBeforeStart } });
-    this.connections.add(connection);
+    // One warning and one timer per connection, however many requests it sends before it goes.
     const drop = (why: string) => {
+      if (closing) return;
+      closing = true;
       this.log.warn(`Editor bridge: closing a connection (${why})`);
       // Let the error response reach the client before the socket goes.
-      setTimeout(() => {
-        connection.dispose();
-        socket.destroy();
-      }, 50);
+      setTimeout(close, 50);
     };
     const hello = () => ({ ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() });
     connection.onRequest(async (method: string, params: unknown) => {
@@ -205,6 +212,7 @@ export class BridgeServer implements vscode.Disposable {
     });
     const forget = () => {
       leavePending();
+      connection.dispose();
       this.connections.delete(connection);
       this.sockets.delete(socket);
     };

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as vscode from 'vscode';
-import { discoveryDir, discoveryFileNames, discoveryFilePath, processAlive } from '../../core/bridge/discovery';
+import { discoveryDir, discoveryFilePath, discoveryKey, processAlive } from '../../core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, discoveryFile, type DiscoveryFile } from '../../core/bridge/protocol';
 import type { BridgeEndpoint } from './bridge-server';
 
@@ -73,11 +73,17 @@ export class DiscoveryFiles implements vscode.Disposable {
     }
   }
 
-  /** Files of windows that ended without removing theirs (a crash, a kill): their process is gone. */
+  /**
+   * Files of windows that ended without removing theirs (a crash, a kill), and the temporary files of writes they
+   * did not finish: their process is gone.
+   */
   private removeStale(folder: string): void {
     const dir = discoveryDir(this.configDir);
-    for (const name of discoveryFileNames(fs.readdirSync(dir), folder)) {
-      const pid = Number(name.slice(name.indexOf('.') + 1, -'.json'.length));
+    const prefix = `${discoveryKey(folder)}.`;
+    for (const name of fs.readdirSync(dir)) {
+      const ours = name.startsWith(prefix) ? /^(\d+)\.json(?:\.tmp)?$/.exec(name.slice(prefix.length)) : null;
+      if (!ours) continue;
+      const pid = Number(ours[1]);
       if (pid !== this.pid && !processAlive(pid)) {
         fs.rmSync(path.join(dir, name), { force: true });
         this.log.info(`Removed the editor bridge discovery file of a window that is gone: ${name}`);

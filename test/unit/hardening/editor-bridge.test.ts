@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { discoveryDir, discoveryFilePath } from '../../../src/core/bridge/discovery';
+import { discoveryDir, discoveryFilePath, folderHolds, processAlive } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods, discoveryFile } from '../../../src/core/bridge/protocol';
 import { BridgeServer, DEFAULT_BRIDGE_LIMITS, type BridgeLimits, type EditorHandlers } from '../../../src/vscode/bridge/bridge-server';
 import { DiscoveryFiles } from '../../../src/vscode/bridge/discovery-writer';
@@ -98,6 +98,26 @@ describe('editor bridge server: before authentication', () => {
     good.socket.destroy();
   });
 
+  it('runs nothing a connection still had queued when it was closed for its budget, even after a right token', async () => {
+    await start({ preAuthBytes: 16 * 1024 });
+    const client = await rawClient(bridge.endpoint.address);
+    // The right token and a large edit in one chunk: the bytes before authenticating are over the budget.
+    client.socket.write(Buffer.concat([authenticate(1), frame({ id: 2, method: BridgeMethods.setEditorContent, params: { content: 'y'.repeat(20_000) } })]));
+    await client.closed;
+    await wait(100);
+    assert.deepEqual(editor.calls, []);
+  });
+
+  it('logs one warning for a connection that sends many requests without authenticating', async () => {
+    await start();
+    log.lines.length = 0;
+    const client = await rawClient(bridge.endpoint.address);
+    client.socket.write(Buffer.concat(Array.from({ length: 50 }, (_, i) => frame({ id: i + 1, method: BridgeMethods.getEditorContent, params: {} }))));
+    await client.closed;
+    assert.equal(log.lines.filter((l) => /closing a connection \(first request was/.test(l)).length, 1, log.lines.join('\n'));
+    assert.deepEqual(editor.calls, []);
+  });
+
   it('closes a connection that does not authenticate in time, and keeps one that did', async () => {
     await start({ authTimeoutMs: 200 });
     const idle = await rawClient(bridge.endpoint.address);
@@ -141,10 +161,16 @@ describe('editor bridge server: before authentication', () => {
     await c.closed;
     a.socket.destroy();
     await a.closed;
-    await wait(20);
-    const d = await rawClient(bridge.endpoint.address);
-    d.socket.write(authenticate(1));
-    await until('authentication', () => d.answers.length === 1);
+    // Once the bridge has seen the close, a new connection is taken again.
+    let d = await rawClient(bridge.endpoint.address);
+    for (let attempt = 0; attempt < 50; attempt++) {
+      d.socket.write(authenticate(1));
+      await until('an answer or the close', () => d.answers.length === 1 || d.socket.destroyed).catch(() => undefined);
+      if (d.answers.length === 1) break;
+      await wait(20);
+      d = await rawClient(bridge.endpoint.address);
+    }
+    assert.equal(d.answers.length, 1);
     b.socket.destroy();
     d.socket.destroy();
   });
@@ -182,6 +208,22 @@ describe('editor bridge server: before authentication', () => {
     assert.match(byId.get(2)?.error?.message ?? '', /cancelled by the client before it started: nothing was done/);
     assert.deepEqual(editor.calls, ['insert:kept']);
     client.socket.destroy();
+  });
+});
+
+describe('editor bridge discovery helpers', () => {
+  it('compare folders as the discovery file names do: letter case ignored on Windows and macOS only', () => {
+    assert.equal(folderHolds('/Users/me/Notes', '/Users/me/notes', 'darwin'), true);
+    assert.equal(folderHolds('/Users/me/Notes', '/Users/me/notes/sub', 'darwin'), true);
+    assert.equal(folderHolds('/home/me/Notes', '/home/me/notes', 'linux'), false);
+    assert.equal(folderHolds('/home/me/notes/', '/home/me/notes', 'linux'), true);
+    assert.equal(folderHolds('/home/me/notes', '/home/me/notes-old', 'linux'), false);
+    assert.equal(folderHolds('C:\\Notes', 'c:\\notes\\daily', 'win32'), true);
+  });
+
+  it('count a number that is no process id as a process that is gone', () => {
+    assert.equal(processAlive(process.pid), true);
+    for (const pid of [0, -1, 2 ** 31, 2 ** 40, 1.5]) assert.equal(processAlive(pid), false, String(pid));
   });
 });
 
@@ -232,9 +274,14 @@ describe('editor bridge discovery files', () => {
     const stale = discoveryFilePath(configDir, folder, gone);
     fs.mkdirSync(path.dirname(stale), { recursive: true });
     fs.writeFileSync(stale, JSON.stringify({ protocolVersion: 1, ...endpoint(9), workspaceFolder: folder, pid: gone, createdAt: new Date().toISOString() }));
+    fs.writeFileSync(`${stale}.tmp`, '{"half": ');
+    const otherFolder = discoveryFilePath(configDir, path.join(configDir, 'other'), gone);
+    fs.writeFileSync(otherFolder, '{}');
     const files = new DiscoveryFiles(configDir, endpoint(1), log);
     files.sync([folder]);
     assert.equal(fs.existsSync(stale), false);
+    assert.equal(fs.existsSync(`${stale}.tmp`), false, 'the temporary file of a write it did not finish goes too');
+    assert.equal(fs.existsSync(otherFolder), true, 'files of other folders are left to windows that open them');
     const mine = discoveryFilePath(configDir, folder);
     fs.utimesSync(mine, new Date(2000, 0, 1), new Date(2000, 0, 1));
     files.touch();

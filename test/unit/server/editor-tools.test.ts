@@ -1,5 +1,6 @@
 // Editor tools through a real MCP client, against a fake editor bridge: a real socket speaking the bridge protocol.
 import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -154,6 +155,8 @@ describe('MCP editor tools through the editor bridge', () => {
     const other = new FakeBridge();
     await other.listen();
     other.editor.content = '# Other window';
+    // A third live process: the window whose socket is gone still has a process (its number reused, say).
+    const third = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     const h = await startServer();
     try {
       const write = (pid: number, address: string, token: string, focused: Date) => {
@@ -164,25 +167,39 @@ describe('MCP editor tools through the editor bridge', () => {
       };
       const minutesAgo = (n: number) => new Date(Date.now() - n * 60_000);
       // Focused last, but its socket is gone (the window crashed with its process number still in use).
-      write(1, path.join(bridge.dir, 'gone.sock'), 'x', minutesAgo(1));
+      write(third.pid!, path.join(bridge.dir, 'gone.sock'), 'x', minutesAgo(1));
       write(process.pid, bridge.address, bridge.token, minutesAgo(10));
       write(process.ppid, other.address, other.token, minutesAgo(5));
       assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Other window');
       assert.equal(bridge.connections, 0);
     } finally {
+      third.kill();
       await h.close();
       await other.close();
     }
   });
 
-  it('refuses a window that does not have the workspace open (a folder removed from it)', async () => {
+  it('refuses a window found by its discovery file that does not have the workspace open (a folder removed from it)', async () => {
     bridge.folders = [path.join(os.tmpdir(), 'some-other-notes')];
-    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    const h = await startServer();
     try {
+      const file = discoveryFilePath(h.configDir, h.workspace);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid: process.pid, createdAt: new Date().toISOString() }));
       const message = await callError(h.client, 'set_editor_content', { content: 'x' });
       assert.match(message, /No VS Code editor is attached.*has .*some-other-notes open, not /);
       assert.deepEqual(bridge.received.map((r) => r.method), [BridgeMethods.authenticate]);
       assert.equal(bridge.editor.content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('reaches the window that started it even when that window has no folder open', async () => {
+    bridge.folders = [];
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
     } finally {
       await h.close();
     }
