@@ -148,8 +148,12 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
   is for you to fix; an update changes only the fields it names (see above).
 - **Partially invalid file**: only what is invalid falls back to its default; everything valid is kept. An out-of-range
   \`editor.fontSize\` gives \`16\` while the rest of \`editor\` stays; an unknown key (a typo such as \`fontsize\`) is ignored and
-  reported; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that
-  is not JSON or not an object gives all the defaults.
+  reported, and so is a plugin or plugin setting named \`__proto__\`; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that
+  is not JSON or not an object gives all the defaults, with one exception: a switch that limits what an MCP client can
+  reach (\`integrations.mcp.enabled\`, \`autoStart\`, and each of \`integrations.mcp.tools\`) that reads \`false\` in what can
+  still be read of a file with a syntax error stays \`false\` (the log says which). Saving with a comma missing elsewhere
+  does not hand an assistant the file tools you turned off; a value cut short (\`fal\`) cannot be read, and is the
+  default.
   While the file is open in an editor, the notice is replaced by a status bar message: the editor already underlines
   the problems.
 - **Missing file**: the defaults, and nothing is written until you change something (or open it).
@@ -158,7 +162,8 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
 
 ### Migrations
 
-A file older than the current version (\`${CONFIG_VERSION}\`, or with no \`version\`) is migrated step by step: in memory
+A file older than the current version (\`${CONFIG_VERSION}\`, or with no \`version\`; a \`version\` that is not \`major.minor.patch\`,
+such as \`"abc"\` or \`2\`, counts as the oldest and the log says so) is migrated step by step: in memory
 whenever it is read, and written back (reformatted, comments not kept) only when the extension starts, or by an update,
 never while you edit it, keeping the original as \`config.json.pre-migration-<timestamp>.bak\` (a file that is also invalid is not rewritten: it is backed up as invalid
 and left for you to fix, while its values are used migrated). A file with no \`version\` in which no step moves
