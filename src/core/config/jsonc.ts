@@ -16,11 +16,30 @@ function position(text: string, offset: number): string {
 /** Parses JSON that may hold comments and trailing commas; anything else is an error that says where. */
 export function parseJsonc(text: string): JsoncParse {
   const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, PARSE_OPTIONS);
-  if (errors.length === 0 && tree) return { ok: true, value: valueOf(tree) };
+  // Values nested thousands deep overflow the stack of the recursive parse or conversion: such a file is not settings.
+  let tree: Node | undefined;
+  try {
+    tree = parseTree(text, errors, PARSE_OPTIONS);
+  } catch (err) {
+    if (err instanceof RangeError) return { ok: false, error: 'values nested too deeply to be read' };
+    throw err;
+  }
+  const convert = (): { value: unknown } | undefined => {
+    try {
+      return { value: valueOf(tree as Node) };
+    } catch (err) {
+      if (err instanceof RangeError) return undefined;
+      throw err;
+    }
+  };
+  if (errors.length === 0 && tree) {
+    const converted = convert();
+    if (converted) return { ok: true, value: converted.value };
+    return { ok: false, error: 'values nested too deeply to be read' };
+  }
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  return { ok: false, error: `${printParseErrorCode(first.error)} at ${position(text, first.offset)}${more}`, recovered: tree && valueOf(tree) };
+  return { ok: false, error: `${printParseErrorCode(first.error)} at ${position(text, first.offset)}${more}`, recovered: tree && convert()?.value };
 }
 
 /**

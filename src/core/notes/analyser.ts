@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
+import { analysedPart } from './limits';
 import { analyseNote, type NoteAnalysis } from './metadata';
 import { extractiveSummary } from './summary';
 import { extractTasks, type ExtractedTask } from './tasks';
@@ -12,16 +13,20 @@ import { extractTasks, type ExtractedTask } from './tasks';
 export const INLINE_ANALYSIS_CHARS = 128 * 1024;
 /** The worker ends after this long without work, giving back the memory of its last parse. */
 const IDLE_MS = 30_000;
-/** Heap of the worker: a 1 MB note's tokens need tens of megabytes; a runaway parse is stopped, not the server. */
-const WORKER_HEAP_MB = 256;
+/**
+ * Heap of the worker. A megabyte of ordinary markdown needs tens of megabytes of tokens, but a megabyte table of 20
+ * columns needs about 380 MB; past this a runaway parse is stopped, not the server.
+ */
+const WORKER_HEAP_MB = 1024;
 
+/** `cut`: `text` is the analysed part of a longer note (only that part is copied to the worker). */
 export type AnalysisRequest =
-  | { id: number; op: 'metadata'; text: string }
-  | { id: number; op: 'tasks'; text: string }
-  | { id: number; op: 'summary'; text: string; maxLength: number };
+  | { id: number; op: 'metadata'; text: string; cut: boolean }
+  | { id: number; op: 'tasks'; text: string; cut: boolean }
+  | { id: number; op: 'summary'; text: string; cut: boolean; maxLength: number };
 export type AnalysisReply = { id: number; result: unknown } | { id: number; error: string };
 
-type Request = AnalysisRequest extends infer R ? (R extends AnalysisRequest ? Omit<R, 'id'> : never) : never;
+type Request = AnalysisRequest extends infer R ? (R extends AnalysisRequest ? Omit<R, 'id' | 'cut'> : never) : never;
 
 interface Job {
   request: AnalysisRequest;
@@ -29,6 +34,10 @@ interface Job {
   resolve(value: unknown): void;
   reject(err: Error): void;
   onAbort?: () => void;
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new Error('The request was cancelled.');
 }
 
 export class NoteAnalyser {
@@ -39,6 +48,8 @@ export class NoteAnalyser {
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** Whether workerFile exists, looked up once. */
+  private workerFound: boolean | undefined;
 
   /**
    * `workerFile`: the bundled worker (dist/note-worker.js). When it is missing (the sources run unbundled), every
@@ -75,12 +86,14 @@ export class NoteAnalyser {
   }
 
   private run(request: Request, inline: () => unknown, signal?: AbortSignal): Promise<unknown> {
-    if (request.text.length <= INLINE_ANALYSIS_CHARS || !fs.existsSync(this.workerFile) || this.disposed) {
+    if (request.text.length <= INLINE_ANALYSIS_CHARS || !this.workerExists() || this.disposed) {
       return new Promise((resolve) => resolve(inline()));
     }
-    signal?.throwIfAborted();
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    // Only the part that is analysed travels: a 10 MB note costs the protocol thread one copy of 1 MB, not 10.
+    const part = analysedPart(request.text);
     return new Promise((resolve, reject) => {
-      const job: Job = { request: { ...request, id: this.nextId++ } as AnalysisRequest, signal, resolve, reject };
+      const job: Job = { request: { ...request, text: part.text, cut: part.truncated, id: this.nextId++ } as AnalysisRequest, signal, resolve, reject };
       if (signal) {
         job.onAbort = () => this.abort(job);
         signal.addEventListener('abort', job.onAbort, { once: true });
@@ -90,9 +103,14 @@ export class NoteAnalyser {
     });
   }
 
+  private workerExists(): boolean {
+    this.workerFound ??= fs.existsSync(this.workerFile);
+    return this.workerFound;
+  }
+
   /** A job waiting is dropped; the job being parsed stops with its worker, and the next job gets a new one. */
   private abort(job: Job): void {
-    const reason = job.signal?.reason instanceof Error ? job.signal.reason : new Error('The request was cancelled.');
+    const reason = abortReason(job.signal);
     if (this.running === job) {
       this.running = undefined;
       this.stopWorker();

@@ -54,6 +54,15 @@ describe('config recovery from an invalid file', () => {
     assert.equal(legacy.config.theme, defaultConfig().theme);
   });
 
+  it('a file nested thousands deep gives the defaults and says why, instead of failing', () => {
+    for (const text of [`{"a": ${'['.repeat(50_000)}`, `{"a": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`]) {
+      fs.writeFileSync(tmp.file, text);
+      const load = loadConfigFile(tmp.file);
+      assert.deepEqual(load.config, defaultConfig());
+      assert.match(load.problems[0], /nested too deeply to be read/);
+    }
+  });
+
   it('an old and invalid file is neither migrated on disk nor changed: one backup, values migrated in memory', async () => {
     const original = '{"fontSize": 20, "theme": "sepia"}';
     fs.writeFileSync(tmp.file, original);

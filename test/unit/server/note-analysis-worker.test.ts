@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { INLINE_ANALYSIS_CHARS } from '../../../src/core/notes/analyser';
+import { INLINE_ANALYSIS_CHARS, NoteAnalyser } from '../../../src/core/notes/analyser';
 import { analyseNote } from '../../../src/core/notes/metadata';
 import { extractiveSummary } from '../../../src/core/notes/summary';
 import { extractTasks } from '../../../src/core/notes/tasks';
@@ -68,7 +68,49 @@ describe('note analysis of large notes in a worker thread', () => {
     started = Date.now();
     await callOk(h.client, 'extract_tasks', { path: 'large.md' });
     const next = Date.now() - started;
-    assert.match(await cancelled, /enough|abort/i);
+    assert.match(await cancelled, /enough|abort/i, 'the request was still being parsed when it was cancelled');
     assert.ok(next < alone / 2, `the next large note took ${next} ms; the slow note alone takes ${alone} ms`);
+  });
+});
+
+describe('NoteAnalyser with the bundled worker', function () {
+  this.timeout(60_000);
+  const workerFile = path.resolve(__dirname, '../../../dist/note-worker.js');
+  let analyser: NoteAnalyser;
+  beforeEach(() => {
+    assert.ok(fs.existsSync(workerFile), 'dist/note-worker.js is built (npm run build)');
+    analyser = new NoteAnalyser(workerFile);
+  });
+  afterEach(() => analyser.dispose());
+
+  it('parses a large note in the worker and a small one inline', async () => {
+    assert.deepEqual(await analyser.tasks('- [ ] small\n'), extractTasks('- [ ] small\n'));
+    assert.equal(analyser.workerRunning, false, 'a small note starts no worker');
+    assert.deepEqual(await analyser.tasks(LARGE), extractTasks(LARGE));
+    assert.equal(analyser.workerRunning, true);
+  });
+
+  it('answers a megabyte table, whose tokens need hundreds of megabytes', async () => {
+    const row = `|${Array.from({ length: 20 }, (_, i) => i).join('|')}|\n`;
+    const table = `- [ ] check the numbers\n\n${row}|${'-|'.repeat(20)}\n${row.repeat(Math.floor(1_000_000 / row.length))}`;
+    const { tasks } = await analyser.tasks(table);
+    assert.deepEqual(tasks, [{ text: 'check the numbers', status: 'todo', line: 1 }]);
+  });
+
+  it('a note over the analysis limit says it was cut, as the parse of its whole text does', async () => {
+    const huge = `${LARGE}\n${'more words here\n'.repeat(200_000)}`;
+    const expected = extractTasks(huge);
+    assert.equal(expected.truncated, true);
+    assert.deepEqual(await analyser.tasks(huge), expected);
+    const metadata = await analyser.metadata(huge);
+    assert.equal(metadata.truncated, true);
+    assert.equal(metadata.wordCount, analyseNote(huge).wordCount);
+  });
+
+  it('answers a request cancelled before it starts with its reason, without throwing', async () => {
+    const abort = new AbortController();
+    abort.abort(new Error('gone'));
+    const pending = analyser.tasks(LARGE, abort.signal);
+    await assert.rejects(pending, /gone/);
   });
 });
