@@ -130,6 +130,33 @@ describe('shell: MCP server lifecycle', function () {
     }
   });
 
+  it('a save with a syntax error elsewhere keeps integrations.mcp.enabled false: the server stops and stays stopped', async () => {
+    const configPath = process.env.NOTESAPP_CONFIG_PATH!;
+    const original = fs.existsSync(configPath) ? fs.readFileSync(configPath, 'utf8') : undefined;
+    try {
+      const { pid } = await api.startServer();
+      const stopped = statusWhere(api, (s) => !s.is_running, 'the server to stop when disabled in a file with a syntax error');
+      // A comma missing after the integrations section: the file is not JSON, the switch is still readable.
+      fs.writeFileSync(configPath, '{\n  "integrations": { "mcp": { "enabled": false, "autoStart": true } }\n  "theme": "dark"\n}\n');
+      await stopped;
+      assert.equal(isAlive(pid!), false);
+      await assert.rejects(api.startServer(), /disabled in the configuration/);
+    } finally {
+      if (original === undefined) fs.rmSync(configPath, { force: true });
+      else fs.writeFileSync(configPath, original);
+      // The next test starts servers: wait until the extension has read the file back.
+      for (let tries = 0; ; tries++) {
+        try {
+          await api.startServer();
+          break;
+        } catch (err) {
+          if (tries > 100 || !/disabled in the configuration/.test((err as Error).message)) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    }
+  });
+
   it('runs on the Node binary of notesapp.mcp.nodePath; a wrong path is reported in last_error', async () => {
     const settings = vscode.workspace.getConfiguration('notesapp.mcp');
     try {
