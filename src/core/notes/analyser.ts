@@ -15,7 +15,7 @@ export const INLINE_ANALYSIS_CHARS = 128 * 1024;
 const IDLE_MS = 30_000;
 /**
  * Heap of the worker. A megabyte of ordinary markdown needs tens of megabytes of tokens, but a megabyte table of 20
- * columns needs about 380 MB; past this a runaway parse is stopped, not the server.
+ * columns needs about 300 MB of old generation (380 MB of heap in all); past this a runaway parse is stopped, not the server.
  */
 const WORKER_HEAP_MB = 1024;
 
