@@ -45,6 +45,8 @@ export class EditorBridgeClient {
   private socket: net.Socket | undefined;
   /** The connection being opened: calls made meanwhile wait for it instead of opening sockets of their own. */
   private connecting: Promise<MessageConnection> | undefined;
+  /** Where `connection` leads. */
+  private inUse: Endpoint | undefined;
 
   constructor(private readonly options: EditorBridgeOptions) {}
 
@@ -199,10 +201,14 @@ export class EditorBridgeClient {
     }
     this.connection = connection;
     this.socket = socket;
+    this.inUse = endpoint;
     return connection;
   }
 
   private async request<T>(method: string, params: object, schema: z.ZodType<T>): Promise<T> {
+    // A window found through its discovery file that has removed it since (the workspace left the window) is no
+    // longer the editor to drive: the next call looks again (one stat per call).
+    if (this.connection && this.inUse?.discovered && !fs.existsSync(this.inUse.source)) this.dispose();
     const connection = await this.connect();
     const timeout = this.options.requestTimeoutMs ?? 10000;
     let result: unknown;

@@ -179,6 +179,30 @@ describe('MCP editor tools through the editor bridge', () => {
     }
   });
 
+  it('leaves a window whose discovery file was removed (the workspace left it) for the window that still has it', async () => {
+    const other = new FakeBridge();
+    await other.listen();
+    other.editor.content = '# Other window';
+    const h = await startServer();
+    try {
+      const write = (pid: number, target: FakeBridge) => {
+        const file = discoveryFilePath(h.configDir, h.workspace, pid);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: target.address, token: target.token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
+        return file;
+      };
+      const first = write(process.pid, bridge);
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
+      write(process.ppid, other);
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello', 'the connection is kept while its window has the workspace');
+      fs.rmSync(first);
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Other window');
+    } finally {
+      await h.close();
+      await other.close();
+    }
+  });
+
   it('refuses a window found by its discovery file that does not have the workspace open (a folder removed from it)', async () => {
     bridge.folders = [path.join(os.tmpdir(), 'some-other-notes')];
     const h = await startServer();
