@@ -28,6 +28,22 @@ export type AnalysisReply = { id: number; result: unknown } | { id: number; erro
 
 type Request = AnalysisRequest extends infer R ? (R extends AnalysisRequest ? Omit<R, 'id' | 'cut'> : never) : never;
 
+/**
+ * What a request answers, on whichever thread parses it. A note cut to its analysed part (`cut`) says so as its
+ * whole text would have (summaries carry no such flag).
+ */
+export function analyse(request: Request & { cut: boolean }): unknown {
+  if (request.op === 'metadata') {
+    const analysis = analyseNote(request.text);
+    return { ...analysis, truncated: analysis.truncated || request.cut };
+  }
+  if (request.op === 'tasks') {
+    const tasks = extractTasks(request.text);
+    return { ...tasks, truncated: tasks.truncated || request.cut };
+  }
+  return extractiveSummary(request.text, request.maxLength);
+}
+
 interface Job {
   request: AnalysisRequest;
   signal?: AbortSignal;
@@ -61,15 +77,15 @@ export class NoteAnalyser {
   ) {}
 
   metadata(text: string, signal?: AbortSignal): Promise<NoteAnalysis> {
-    return this.run({ op: 'metadata', text }, () => analyseNote(text), signal) as Promise<NoteAnalysis>;
+    return this.run({ op: 'metadata', text }, signal) as Promise<NoteAnalysis>;
   }
 
   tasks(text: string, signal?: AbortSignal): Promise<{ tasks: ExtractedTask[]; truncated: boolean }> {
-    return this.run({ op: 'tasks', text }, () => extractTasks(text), signal) as Promise<{ tasks: ExtractedTask[]; truncated: boolean }>;
+    return this.run({ op: 'tasks', text }, signal) as Promise<{ tasks: ExtractedTask[]; truncated: boolean }>;
   }
 
   summary(text: string, maxLength: number, signal?: AbortSignal): Promise<string> {
-    return this.run({ op: 'summary', text, maxLength }, () => extractiveSummary(text, maxLength), signal) as Promise<string>;
+    return this.run({ op: 'summary', text, maxLength }, signal) as Promise<string>;
   }
 
   /** True while a worker thread is alive (for tests and the status of the server). */
@@ -85,9 +101,9 @@ export class NoteAnalyser {
     this.stopWorker();
   }
 
-  private run(request: Request, inline: () => unknown, signal?: AbortSignal): Promise<unknown> {
+  private run(request: Request, signal?: AbortSignal): Promise<unknown> {
     if (request.text.length <= INLINE_ANALYSIS_CHARS || !this.workerExists() || this.disposed) {
-      return new Promise((resolve) => resolve(inline()));
+      return new Promise((resolve) => resolve(analyse({ ...request, cut: false })));
     }
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     // Only the part that is analysed travels: a 10 MB note costs the protocol thread one copy of 1 MB, not 10.
