@@ -22,10 +22,24 @@ export function discoveryFilePath(configDir: string, workspaceFolder: string, pi
   return path.join(discoveryDir(configDir), `${discoveryKey(workspaceFolder, platform)}.${pid}.json`);
 }
 
+/**
+ * What a name in `bridges/` says when it is a discovery file of `workspaceFolder` (or the temporary file of one
+ * being written): the pid of the window that wrote it. Undefined for any other name. The one spelling of the name
+ * rule of discoveryFilePath, for readers and for the writer's clean-up.
+ */
+export function parseDiscoveryFileName(
+  name: string,
+  workspaceFolder: string,
+  platform = process.platform,
+): { pid: number; temporary: boolean } | undefined {
+  const prefix = `${discoveryKey(workspaceFolder, platform)}.`;
+  const rest = name.startsWith(prefix) ? /^(\d+)\.json(\.tmp)?$/.exec(name.slice(prefix.length)) : null;
+  return rest ? { pid: Number(rest[1]), temporary: rest[2] !== undefined } : undefined;
+}
+
 /** The names in `bridges/` that are discovery files of `workspaceFolder`, whatever window wrote them. */
 export function discoveryFileNames(names: readonly string[], workspaceFolder: string, platform = process.platform): string[] {
-  const prefix = `${discoveryKey(workspaceFolder, platform)}.`;
-  return names.filter((name) => name.startsWith(prefix) && /^\d+\.json$/.test(name.slice(prefix.length)));
+  return names.filter((name) => parseDiscoveryFileName(name, workspaceFolder, platform)?.temporary === false);
 }
 
 /**

@@ -143,7 +143,7 @@ export class NoteAnalyser {
     if (this.running || this.disposed) return;
     const job = this.queue.shift();
     if (!job) {
-      this.idleTimer ??= setTimeout(() => this.stopWorker(), IDLE_MS).unref();
+      if (this.worker) this.idleTimer ??= setTimeout(() => this.stopWorker(), IDLE_MS).unref();
       return;
     }
     clearTimeout(this.idleTimer);

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as vscode from 'vscode';
-import { discoveryDir, discoveryFilePath, discoveryKey, processAlive } from '../../core/bridge/discovery';
+import { discoveryDir, discoveryFilePath, parseDiscoveryFileName, processAlive } from '../../core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, discoveryFile, type DiscoveryFile } from '../../core/bridge/protocol';
 import type { BridgeEndpoint } from './bridge-server';
 
@@ -79,12 +79,9 @@ export class DiscoveryFiles implements vscode.Disposable {
    */
   private removeStale(folder: string): void {
     const dir = discoveryDir(this.configDir);
-    const prefix = `${discoveryKey(folder)}.`;
     for (const name of fs.readdirSync(dir)) {
-      const ours = name.startsWith(prefix) ? /^(\d+)\.json(?:\.tmp)?$/.exec(name.slice(prefix.length)) : null;
-      if (!ours) continue;
-      const pid = Number(ours[1]);
-      if (pid !== this.pid && !processAlive(pid)) {
+      const pid = parseDiscoveryFileName(name, folder)?.pid;
+      if (pid !== undefined && pid !== this.pid && !processAlive(pid)) {
         fs.rmSync(path.join(dir, name), { force: true });
         this.log.info(`Removed the editor bridge discovery file of a window that is gone: ${name}`);
       }

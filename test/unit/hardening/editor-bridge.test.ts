@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { discoveryDir, discoveryFilePath, folderHolds, processAlive } from '../../../src/core/bridge/discovery';
+import { discoveryDir, discoveryFileNames, discoveryFilePath, folderHolds, parseDiscoveryFileName, processAlive } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods, discoveryFile } from '../../../src/core/bridge/protocol';
 import { BridgeServer, DEFAULT_BRIDGE_LIMITS, type BridgeLimits, type EditorHandlers } from '../../../src/vscode/bridge/bridge-server';
 import { DiscoveryFiles } from '../../../src/vscode/bridge/discovery-writer';
@@ -219,6 +219,18 @@ describe('editor bridge discovery helpers', () => {
     assert.equal(folderHolds('/home/me/notes/', '/home/me/notes', 'linux'), true);
     assert.equal(folderHolds('/home/me/notes', '/home/me/notes-old', 'linux'), false);
     assert.equal(folderHolds('C:\\Notes', 'c:\\notes\\daily', 'win32'), true);
+  });
+
+  it('read back the name discoveryFilePath writes, and nothing else', () => {
+    const folder = path.join(os.tmpdir(), 'Notes');
+    const name = path.basename(discoveryFilePath('/cfg', folder, 4242));
+    assert.deepEqual(parseDiscoveryFileName(name, folder), { pid: 4242, temporary: false });
+    assert.deepEqual(parseDiscoveryFileName(`${name}.tmp`, folder), { pid: 4242, temporary: true });
+    for (const other of [name.replace('4242', 'x42'), `${name}.bak`, `x${name}`, name.replace('.4242', '')]) {
+      assert.equal(parseDiscoveryFileName(other, folder), undefined, other);
+    }
+    assert.equal(parseDiscoveryFileName(name, path.join(os.tmpdir(), 'Other')), undefined, 'another folder\'s file');
+    assert.deepEqual(discoveryFileNames([name, `${name}.tmp`, 'README'], folder), [name], 'readers skip files being written');
   });
 
   it('count a number that is no process id as a process that is gone', () => {
