@@ -1,3 +1,6 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
 // esbuild plugin for the server bundle: packages the MCP handshake does not need are run on first use, not at start.
 // Each import of such a package gets a stand-in whose first call, construction or property read runs the real
 // (still bundled) package; until then its module code is never executed, which shortens every server start.
@@ -32,11 +35,14 @@ export function lazyModules(packages = LAZY_PACKAGES) {
   return {
     name: 'lazy-modules',
     setup(build) {
-      // The stand-in requires the real package from where it was imported, so a dependency's own copy stays its own.
-      build.onResolve({ filter }, (args) =>
-        args.namespace === 'lazy-module' ? undefined : { path: args.path, namespace: 'lazy-module', pluginData: { resolveDir: args.resolveDir } },
-      );
-      build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({ contents: STAND_IN(args.path), loader: 'js', resolveDir: args.pluginData?.resolveDir ?? process.cwd() }));
+      // A stand-in per copy of the package: the one the importer would load (gray-matter keeps its own js-yaml 3
+      // while the server uses js-yaml 4), named by its resolved file, which the stand-in requires.
+      build.onResolve({ filter }, (args) => {
+        if (args.namespace === 'lazy-module') return undefined;
+        const file = createRequire(path.join(args.resolveDir || process.cwd(), 'importer.js')).resolve(args.path);
+        return { path: file, namespace: 'lazy-module' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({ contents: STAND_IN(args.path), loader: 'js', resolveDir: path.dirname(args.path) }));
     },
   };
 }

@@ -20,12 +20,18 @@ export interface SplitNote {
 
 /**
  * How frontmatter YAML is read and written: YAML 1.2's core schema (strings, numbers, booleans, null, lists and
- * mappings), without js-yaml's default timestamps, which turned `2024-02-30` into the date 2024-03-01 and wrote
- * `2024-01-15` back as `2024-01-15T00:00:00.000Z`. A date is the text written. gray-matter hands its options to
- * js-yaml's load, so the schema goes in them.
+ * mappings), as js-yaml 4 implements it. Not YAML 1.1's rules, which gray-matter's own js-yaml 3 keeps even in its
+ * core schema: `time: 10:30` read as the number 630 (base 60) and `zip: 01234` as 668 (octal), and a note written
+ * anew carried those numbers. Without timestamps: js-yaml's default schema turned `2024-02-30` into the date
+ * 2024-03-01 and wrote `2024-01-15` back as `2024-01-15T00:00:00.000Z`; a date is the text written. Writing quotes
+ * a string that a YAML 1.1 reader would take for something else (`'10:30'`, `'yes'`), so other tools read it as
+ * this one does.
  */
-function yamlOptions(): { schema: yaml.Schema } {
-  return { schema: yaml.CORE_SCHEMA };
+const YAML_OPTIONS = { schema: yaml.CORE_SCHEMA };
+
+/** gray-matter's options: its YAML engine replaced by the reading above (options also turn its cache off). */
+function matterOptions(): object {
+  return { engines: { yaml: (text: string) => yaml.load(text, YAML_OPTIONS) } };
 }
 
 /** Results must be plain JSON (a Date, should one ever come, reads as its ISO text, or YYYY-MM-DD without a time). */
@@ -46,7 +52,7 @@ function jsonSafe(value: unknown): unknown {
 function parseYamlValue(block: string): unknown {
   try {
     // Passing options also disables gray-matter's cache, whose shared objects must not be mutated.
-    return matter(block.replace(/^\uFEFF/, ''), yamlOptions() as object).data;
+    return matter(block.replace(/^\uFEFF/, ''), matterOptions()).data;
   } catch (err) {
     throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
   }
@@ -123,15 +129,15 @@ function readsAs(yaml: string, data: Record<string, unknown>): boolean {
 }
 
 function loadYaml(text: string): unknown {
-  return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, yamlOptions() as object).data;
+  return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, matterOptions()).data;
 }
 
-/** `data` as YAML in the schema it is read with (see yamlOptions): a string such as `2024-01-15` stays plain. */
+/** `data` as YAML in the schema it is read with (see YAML_OPTIONS): a string such as `2024-01-15` stays plain. */
 function dumpYaml(data: object): string {
-  return yaml.safeDump(data, yamlOptions());
+  return yaml.dump(data, YAML_OPTIONS);
 }
 
-/** `key: value` as YAML ending in `eol`; characters js-yaml 3 would escape (\U0001F600) are written as they are. */
+/** `key: value` as YAML ending in `eol`. */
 function dumpEntry(key: string, value: unknown, eol: string): string {
   let yaml = dumpYaml({ [key]: value });
   // js-yaml writes a string ending in blank lines as a `|+` block scalar, which keeps its line breaks only when
@@ -140,8 +146,7 @@ function dumpEntry(key: string, value: unknown, eol: string): string {
     const head = dumpYaml({ [key]: null });
     if (head.endsWith(': null\n')) yaml = `${head.slice(0, -'null\n'.length)}${JSON.stringify(value)}\n`;
   }
-  const readable = yaml.replace(/(?<!\\)((?:\\\\)*)\\U([0-9A-Fa-f]{8})/g, (_, slashes: string, hex: string) => slashes + String.fromCodePoint(parseInt(hex, 16)));
-  return readable.replace(/\r?\n/g, eol);
+  return yaml.replace(/\r?\n/g, eol);
 }
 
 /**

@@ -23,10 +23,22 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(splitNote('---\ndue: 2024-02-30\nlater: 2024-13-45\n---\n').data, { due: '2024-02-30', later: '2024-13-45' });
   });
 
+  it('reads numbers by YAML 1.2 rules: a time is text, a leading zero is decimal, 0o is octal', () => {
+    const note = '---\ntime: 10:30\nend: 14:45:10\nzip: 01234\nid: 0777\nmode: 0o17\nhex: 0x1F\nsep: 1_000\nok: yes\n---\n';
+    assert.deepEqual(splitNote(note).data, { time: '10:30', end: '14:45:10', zip: 1234, id: 777, mode: 15, hex: 31, sep: '1_000', ok: 'yes' });
+  });
+
+  it('writes a frontmatter anew without changing values a YAML 1.1 reader would take for numbers', () => {
+    const { text, data } = updateFrontmatter('---\n{meeting: 10:30, code: "0777", mode: "0o17"}\n---\nbody\n', { status: 'done' });
+    assert.deepEqual(data, { meeting: '10:30', code: '0777', mode: '0o17', status: 'done' });
+    assert.equal(text, "---\nmeeting: '10:30'\ncode: '0777'\nmode: '0o17'\nstatus: done\n---\nbody\n");
+    assert.deepEqual(splitNote(text).data, data);
+  });
+
   it('writes a frontmatter anew without changing its dates', () => {
     // A flow mapping cannot be edited key by key: it is written anew, from the values it reads as.
     const { text, data } = updateFrontmatter('---\n{due: 2024-02-30, start: 2024-01-15, at: 2024-01-15T08:00:00+02:00}\n---\nbody\n', { b: 2 });
-    assert.equal(text, "---\ndue: 2024-02-30\nstart: 2024-01-15\nat: '2024-01-15T08:00:00+02:00'\nb: 2\n---\nbody\n");
+    assert.equal(text, '---\ndue: 2024-02-30\nstart: 2024-01-15\nat: 2024-01-15T08:00:00+02:00\nb: 2\n---\nbody\n');
     assert.deepEqual(data, { due: '2024-02-30', start: '2024-01-15', at: '2024-01-15T08:00:00+02:00', b: 2 });
     // A date-like string given by the caller is written plain, and reads back as that string.
     const added = updateFrontmatter('body\n', { due: '2025-06-01', n: '42', yes: 'true' });

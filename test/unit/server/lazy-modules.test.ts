@@ -57,6 +57,21 @@ describe('lazily loaded packages in the server bundle', () => {
     assert.equal(g.lazyFixtureLoads, 1, 'run once');
   });
 
+  it("keeps a dependency's own copy of a package its own: each copy gets a stand-in", async () => {
+    // As gray-matter keeps js-yaml 3 under its own node_modules while the server imports js-yaml 4.
+    const dep = path.join(dir, 'node_modules', 'uses-fixture');
+    fs.mkdirSync(path.join(dep, 'node_modules', 'lazy-fixture'), { recursive: true });
+    fs.writeFileSync(path.join(dep, 'node_modules', 'lazy-fixture', 'index.js'), 'exports.version = 3;');
+    fs.writeFileSync(path.join(dep, 'index.js'), "exports.version = () => require('lazy-fixture').version;");
+    const entry = path.join(dir, 'copies.mjs');
+    fs.writeFileSync(entry, "import Thing from 'lazy-fixture';\nimport dep from 'uses-fixture';\nexport const ours = () => new Thing(4).value;\nexport const theirs = () => dep.version();\n");
+    const out = path.join(dir, 'copies.cjs');
+    await build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: out, absWorkingDir: dir, logLevel: 'silent', plugins: [lazyModules(['lazy-fixture'])] });
+    const bundle = createRequire(out)(out) as { ours: () => number; theirs: () => number };
+    assert.equal(bundle.theirs(), 3, "the dependency's own copy");
+    assert.equal(bundle.ours(), 4, 'the top-level copy');
+  });
+
   it('is how the bundle carries Ajv, whose validator the server makes on first use', async () => {
     const lazy = new LazySchemaValidator();
     assert.equal((lazy as unknown as { real?: unknown }).real, undefined, 'no Ajv before the first validator is asked for');
@@ -67,7 +82,8 @@ describe('lazily loaded packages in the server bundle', () => {
     assert.equal(bad.valid, false);
     assert.match(bad.errorMessage ?? '', /must be number/);
     const bundle = fs.readFileSync(path.join(__dirname, '../../../dist/server-core.js'), 'utf8');
-    assert.equal(bundle.match(/var load = \(\) => real \?\?= require_/g)?.length, LAZY_PACKAGES.length, 'one stand-in for each lazy package');
+    // One stand-in for each lazy package, and one more for gray-matter's own js-yaml 3 (the server uses js-yaml 4).
+    assert.equal(bundle.match(/var load = \(\) => real \?\?= require_/g)?.length, LAZY_PACKAGES.length + 1, 'one stand-in for each copy of a lazy package');
     assert.match(bundle, /var load = \(\) => real \?\?= require_ajv\(\);/);
   });
 });

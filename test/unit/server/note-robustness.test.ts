@@ -270,6 +270,24 @@ describe('update_note_metadata on notes it must not damage', () => {
 });
 
 describe('update_note_metadata keeps what it does not touch', () => {
+  it('a time and a number with a leading zero read as YAML 1.2 reads them, in small notes and large ones, and are written back unchanged', async () => {
+    const h = await startServer();
+    try {
+      const head = '---\n{meeting: 10:30, zip: 01234, mode: 0o17}\n---\n';
+      fs.writeFileSync(path.join(h.workspace, 'flow.md'), `${head}Body\n`);
+      // Over 128 KiB: analysed in the note worker, a bundle of its own.
+      fs.writeFileSync(path.join(h.workspace, 'large.md'), `${head}${'A line of prose.\n'.repeat(9000)}`);
+      for (const name of ['flow.md', 'large.md']) {
+        const meta = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'get_note_metadata', { path: name });
+        assert.deepEqual(meta.frontmatter, { meeting: '10:30', zip: 1234, mode: 15 }, name);
+      }
+      await callOk(h.client, 'update_note_metadata', { path: 'flow.md', metadata: { status: 'done' } });
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'flow.md'), 'utf8'), "---\nmeeting: '10:30'\nzip: 1234\nmode: 15\nstatus: done\n---\nBody\n");
+    } finally {
+      await h.close();
+    }
+  });
+
   it('untouched entries stay as written (dates, emoji, quotes, comments), the BOM stays, line ends follow the frontmatter', async () => {
     const h = await startServer();
     try {
@@ -284,7 +302,7 @@ describe('update_note_metadata keeps what it does not touch', () => {
       assert.deepEqual(r.frontmatter, { due: '2024-01-05', mood: '😀 happy', owner: 'Dana', status: 'done', emoji: '🎉 party' });
       assert.equal(
         fs.readFileSync(file, 'utf8'),
-        '\uFEFF---\r\ndue: 2024-01-05\r\nmood: "😀 happy"\r\n# reviewed weekly\r\nowner: \'Dana\'\r\nstatus: done\r\nemoji: "🎉 party"\r\n---\r\n' + body,
+        '\uFEFF---\r\ndue: 2024-01-05\r\nmood: "😀 happy"\r\n# reviewed weekly\r\nowner: \'Dana\'\r\nstatus: done\r\nemoji: 🎉 party\r\n---\r\n' + body,
       );
     } finally {
       await h.close();
