@@ -70,15 +70,34 @@ export class LinkResolver {
     return this.lookup(path.posix.normalize(base));
   }
 
-  /** [[Name]] matches a note of that name anywhere (same folder first, then the shallowest); [[a/b]] is a path. */
+  /**
+   * [[Name]] matches a note of that name anywhere (same folder first, then the shallowest). A target with a slash
+   * is a path: `[[/a/b]]` from the workspace root, `[[./b]]` and `[[../a/b]]` from the note's folder, `[[a/b]]` from
+   * the root, else from the note's folder, else the shallowest note whose path ends with it (`[[b/Plan]]` finds
+   * `x/b/Plan.md`, as Foam and Obsidian resolve partial paths).
+   */
   private wikilink(target: string, fromNote: string): string | null {
+    const folder = path.posix.dirname(fromNote);
+    if (target.startsWith('/')) return this.lookup(path.posix.normalize(target.slice(1)));
+    if (/^\.\.?\//.test(target)) return this.lookup(path.posix.join(folder, target));
     if (target.includes('/')) {
-      return this.lookup(path.posix.normalize(target)) ?? this.lookup(path.posix.join(path.posix.dirname(fromNote), target));
+      return this.lookup(path.posix.normalize(target)) ?? this.lookup(path.posix.join(folder, target)) ?? this.bySuffix(path.posix.normalize(target));
     }
     const key = target.toLowerCase();
     const candidates = this.byName.get(key) ?? this.byFileName.get(key);
     if (!candidates?.length) return null;
-    const folder = path.posix.dirname(fromNote);
     return candidates.find((c) => path.posix.dirname(c) === folder) ?? candidates[0];
+  }
+
+  /** The shallowest file whose path ends with `/target`, with or without its note extension. */
+  private bySuffix(target: string): string | null {
+    const tail = `/${target.toLowerCase()}`;
+    const name = path.posix.basename(target).toLowerCase();
+    for (const file of [...(this.byName.get(name) ?? []), ...(this.byFileName.get(name) ?? [])]) {
+      const lower = `/${file.toLowerCase()}`;
+      const ext = path.posix.extname(lower);
+      if (lower.endsWith(tail) || (this.extensions.includes(ext) && lower.slice(0, -ext.length).endsWith(tail))) return file;
+    }
+    return null;
   }
 }

@@ -116,6 +116,23 @@ describe('notes/links', () => {
     assert.equal(resolver.resolve({ ...link, target: 'Missing' }, 'index.md').path, null);
   });
 
+  it('resolves wikilinks written as paths: / from the root, ./ and ../ from the note, else the root, the note, a path ending', () => {
+    const r = new LinkResolver(['Note.md', 'sub/Note.md', 'Other/Note.md', 'sub/Other/Note.md', 'deep/er/Topic.md', 'sub/only/Here.md']);
+    const link = { type: 'wikilink' as const, target: '', heading: null, text: null, line: 1 };
+    const from = (target: string) => r.resolve({ ...link, target }, 'sub/x.md').path;
+    assert.equal(from('/Note'), 'Note.md');
+    assert.equal(from('/sub/Note'), 'sub/Note.md');
+    assert.equal(from('./Note'), 'sub/Note.md');
+    assert.equal(from('../Note'), 'Note.md');
+    assert.equal(from('Other/Note'), 'Other/Note.md', 'from the root first');
+    assert.equal(from('only/Here'), 'sub/only/Here.md', 'then from the note');
+    assert.equal(from('er/Topic'), 'deep/er/Topic.md', 'then a path ending with it');
+    assert.equal(from('er/topic.md'), 'deep/er/Topic.md');
+    assert.equal(from('r/Topic'), null, 'a path ending means whole folder names');
+    assert.equal(from('../../Note'), null, 'never outside the workspace');
+    assert.equal(from('/missing/Note'), null);
+  });
+
   it('resolves markdown links relative to the note, URL-decoded, with or without extension, never outside', () => {
     const link = { type: 'markdown' as const, target: '', heading: null, text: '', line: 1 };
     assert.equal(resolver.resolve({ ...link, target: '../a%20b/c%20d.md' }, 'projects/x.md').path, 'a b/c d.md');
