@@ -18,8 +18,11 @@ const lineEnds = new WeakMap<InlineState, number[]>();
 let instance: Parser | undefined;
 
 const LOCATED_RULES = new Set(['backticks', 'link', 'image', 'autolink', 'html_inline']);
-/** Tokens that get no span: text lies where the token before it ended, and a line break is one line. */
-const UNLOCATED = new Set(['text', 'text_special', 'softbreak', 'hardbreak']);
+/**
+ * Tokens that get no span: text (and a wikilink, which holds no line break) lies where the token before it ended,
+ * and a line break is one line.
+ */
+const UNLOCATED = new Set(['text', 'text_special', 'softbreak', 'hardbreak', 'wikilink']);
 
 export function markdown(): Parser {
   if (!instance) {
@@ -30,8 +33,54 @@ export function markdown(): Parser {
     // The rules whose tokens may hold line breaks of their own; the others' line breaks are softbreak and hardbreak
     // tokens, one line each, or they make text, which holds none.
     for (const rule of [...ruler.__rules__]) if (LOCATED_RULES.has(rule.name)) ruler.at(rule.name, located(rule.fn), { alt: rule.alt });
+    // Before emphasis and links: `[[__init__]]` and `[[Report _final_]]` are links, not emphasis in brackets.
+    ruler.before('strikethrough', 'wikilink', wikilink);
+    // Link destinations as written (`café.md`, `<My File.md>`), not percent-encoded for HTML: notes are analysed
+    // here, never rendered. Resolving a target URL-decodes it (links.ts).
+    instance.normalizeLink = (url: string) => url;
   }
   return instance;
+}
+
+// No class holds `[`: a run of `[[` fails at the next `[` instead of scanning on to the line's end from every start.
+const WIKILINK_AT = /(!?)\[\[([^[\]\n]*)\]\]/y;
+
+/**
+ * `[[target#heading|alias]]` (and the embed `![[…]]`) as one `wikilink` token: `markup` is `!` for an embed,
+ * `content` the text between the brackets as written (see wikilinkParts). Not in silent mode, which markdown-it
+ * uses only to scan a link's text (parseLinkLabel): there a token starting with `[` would read as a link inside a
+ * link and undo `[see [[Note]]](x.md)`, while brackets read as text keep their count; the text is then tokenized
+ * with this rule on.
+ */
+function wikilink(state: InlineState, silent: boolean): boolean {
+  if (silent) return false;
+  const c = state.src.charCodeAt(state.pos);
+  if (c !== 0x5b /* [ */ && c !== 0x21 /* ! */) return false;
+  WIKILINK_AT.lastIndex = state.pos;
+  const m = WIKILINK_AT.exec(state.src);
+  if (!m) return false;
+  const token = state.push('wikilink', '', 0);
+  token.markup = m[1];
+  token.content = m[2];
+  state.pos += m[0].length;
+  return true;
+}
+
+/**
+ * A wikilink's parts: before the first `|` the target and, after its first `#`, the heading; after it the alias.
+ * `\|` separates too (the way to write one in a table cell); escapes and entities read as text (`[[Tom &amp; Jerry]]`).
+ */
+export function wikilinkParts(content: string): { target: string; heading: string | null; alias: string | null } {
+  const inner = content.replace(/\\\|/g, '|');
+  const bar = inner.indexOf('|');
+  const left = bar < 0 ? inner : inner.slice(0, bar);
+  const hash = left.indexOf('#');
+  const text = (raw: string) => markdown().utils.unescapeAll(raw).trim();
+  return {
+    target: text(hash < 0 ? left : left.slice(0, hash)),
+    heading: hash < 0 ? null : text(left.slice(hash + 1)) || null,
+    alias: bar < 0 ? null : text(inner.slice(bar + 1)) || null,
+  };
 }
 
 /** Number of line breaks in `state.src` before `pos`. */

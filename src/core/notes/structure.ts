@@ -1,5 +1,5 @@
 // A note's structure from markdown-it tokens: headings, markdown links, [[wikilinks]], inline #tags, word count.
-import { inlineSpan, lineOf, parseBlocks, type Token } from './markdown';
+import { inlineSpan, lineOf, parseBlocks, wikilinkParts, type Token } from './markdown';
 
 export interface Heading {
   level: number;
@@ -26,29 +26,34 @@ export interface NoteStructure {
   paragraphs: string[];
 }
 
-// No class holds `[`: a run of `[[` (or `[[#`, `[[a|`) then fails at the next `[` instead of scanning on to the
-// line's end from every start, which took seconds per 10 000 characters, on the protocol thread.
-const WIKILINK = /(!?)\[\[([^[\]\n|#]*)(?:#([^[\]\n|]*))?(?:\|([^[\]\n]*))?\]\]/g;
 // A tag starts after whitespace or an opening bracket, and is not only digits (so "#1" is not a tag).
 const TAG = /(^|[\s([{])#([\p{L}\p{N}_/-]*[\p{L}_/-][\p{L}\p{N}_/-]*)/gu;
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu;
 const URL_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-/** A link's target and its `#heading`; a URL (`https://x/#/route`) is its target whole, fragment included. */
+/**
+ * A markdown link's target and its `#heading`; a URL (`https://x/#/route`) is its target whole, fragment included.
+ * The heading is URL-decoded (`#Some%20Heading` names the heading "Some Heading"), as wikilink headings read.
+ */
 function splitTarget(raw: string): { target: string; heading: string | null } {
   const hash = raw.indexOf('#');
   if (hash < 0 || URL_SCHEME.test(raw)) return { target: raw, heading: null };
-  return { target: raw.slice(0, hash), heading: raw.slice(hash + 1) || null };
+  let heading = raw.slice(hash + 1);
+  try {
+    heading = decodeURIComponent(heading);
+  } catch {
+    // not percent-encoded: as written
+  }
+  return { target: raw.slice(0, hash), heading: heading || null };
 }
 
 /**
- * The inline `#tags` of a run of text. Not a tag: a `#` written escaped (`\#`, at the offsets in `escaped`), and
- * any `#` inside a wikilink (`[[#heading]]`, `[[Note|see #x]]`), which is the link's heading or alias.
+ * The inline `#tags` of a run of text. Not a tag: a `#` written escaped (`\#`, at the offsets in `escaped`). A `#`
+ * inside a wikilink (`[[#heading]]`, `[[Note|see #x]]`) is in no text run: the link is a token of its own.
  */
 function tagsOf(text: string, escaped: ReadonlySet<number>): string[] {
-  const plain = text.replace(WIKILINK, (link: string) => ' '.repeat(link.length));
   const tags: string[] = [];
-  for (const m of plain.matchAll(TAG)) if (!escaped.has((m.index ?? 0) + m[1].length)) tags.push(m[2]);
+  for (const m of text.matchAll(TAG)) if (!escaped.has((m.index ?? 0) + m[1].length)) tags.push(m[2]);
   return tags;
 }
 
@@ -100,15 +105,18 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         }
         i--;
         if (openLink) openLink.text += text;
-        for (const m of text.matchAll(WIKILINK)) {
-          if (m[1] === '!') continue; // ![[embed]] is a transclusion, not a link
-          const target = m[2].trim();
-          const heading = m[3]?.trim() || null;
-          out.links.push({ type: 'wikilink', target, heading, text: m[4]?.trim() || target || heading || '', line });
-        }
         // Link text is the link's words: a `#` in it (`[#intro](x.md)`) is not a tag.
         if (tags && !openLink) for (const tag of tagsOf(text, escaped)) out.inlineTags.push(tag); // not push(...): a run may hold 100 000s
-        prose.push(text.replace(WIKILINK, (_s: string, _b: string, target: string, heading?: string, alias?: string) => alias ?? target ?? heading ?? ''));
+        prose.push(text);
+        break;
+      }
+      case 'wikilink': {
+        const { target, heading, alias } = wikilinkParts(child.content);
+        // ![[embed]] is a transclusion, not a link.
+        if (child.markup !== '!') out.links.push({ type: 'wikilink', target, heading, text: alias || target || heading || '', line });
+        const shown = alias ?? target;
+        prose.push(shown);
+        if (openLink) openLink.text += `${child.markup}[[${child.content}]]`;
         break;
       }
       default:

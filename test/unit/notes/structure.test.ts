@@ -62,6 +62,25 @@ describe('notes/structure on hostile and unusual text', () => {
     assert.deepEqual(s.links.map((l) => l.target), ['Tom & Jerry', 'a_b']);
   });
 
+  it('reads wikilinks whose names hold emphasis markers as links, not emphasis: [[__init__]], [[Report _final_]]', () => {
+    const s = analyseBody('See [[__init__]] and [[Report _final_]], [[a ~~b~~]], [[*star*]] and [[Note|*pretty*]].\n', 0);
+    assert.deepEqual(
+      s.links.map((l) => [l.target, l.text]),
+      [['__init__', '__init__'], ['Report _final_', 'Report _final_'], ['a ~~b~~', 'a ~~b~~'], ['*star*', '*star*'], ['Note', '*pretty*']],
+    );
+    assert.equal(s.paragraphs[0], 'See __init__ and Report _final_, a ~~b~~, *star* and *pretty*.');
+    // Written escaped, the brackets are text.
+    assert.deepEqual(analyseBody('\\[[Not a link]] but _this_ is [[One]]\n', 0).links.map((l) => l.target), ['One']);
+  });
+
+  it('gives markdown link targets as written, not percent-encoded, and their headings decoded', () => {
+    const s = analyseBody('[a](café.md) [b](<My File.md>) [c](Other.md#Some%20Heading) [d](café.md#Résumé) [e](a%20b.md)\n', 0);
+    assert.deepEqual(
+      s.links.map((l) => [l.target, l.heading]),
+      [['café.md', null], ['My File.md', null], ['Other.md', 'Some Heading'], ['café.md', 'Résumé'], ['a%20b.md', null]],
+    );
+  });
+
   it('gives links in table cells the line of their row', () => {
     const s = analyseBody('Intro\n\n| a | b |\n|---|---|\n| [[T5]] | x |\n| y | [[T6\\|al]] [c](C.md) |\n', 0);
     assert.deepEqual(s.links.map((l) => [l.target, l.line]), [['T5', 5], ['T6', 6], ['C.md', 6]]);
@@ -118,7 +137,7 @@ describe('notes/links', () => {
 
   it('resolves wikilinks written as paths: / from the root, ./ and ../ from the note, else the root, the note, a path ending', () => {
     const r = new LinkResolver(['Note.md', 'sub/Note.md', 'Other/Note.md', 'sub/Other/Note.md', 'deep/er/Topic.md', 'sub/only/Here.md']);
-    const link = { type: 'wikilink' as const, target: '', heading: null, text: null, line: 1 };
+    const link = { type: 'wikilink' as const, target: '', heading: null, text: '', line: 1 };
     const from = (target: string) => r.resolve({ ...link, target }, 'sub/x.md').path;
     assert.equal(from('/Note'), 'Note.md');
     assert.equal(from('/sub/Note'), 'sub/Note.md');
