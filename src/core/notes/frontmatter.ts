@@ -63,6 +63,17 @@ function isMapping(data: unknown): data is Record<string, unknown> {
 }
 
 /**
+ * Whether a `---` block that is not valid YAML was meant as frontmatter: its first line that is not blank or a
+ * comment is a `key:` entry (`title: [unclosed`) or opens a flow mapping (`{a: 1`). Otherwise (`- [ ] a task`, a
+ * sentence) it is a note opening with a `---` rule, read as the body as a markdown viewer shows it.
+ */
+function meantAsKeys(block: string): boolean {
+  const inner = block.replace(/^\uFEFF?---[^\n]*\n/, '');
+  const first = inner.split('\n').find((line) => !/^[ \t]*(#.*)?\r?$/.test(line)) ?? '';
+  return /^\{/.test(first) || /^(?:"[^"]*"|'[^']*'|[^\s#\-?:,[\]{}&*!|>'"%@`][^\n]*?)[ \t]*:(?:[ \t]|\r?$)/.test(first) || /^\?[ \t]/.test(first);
+}
+
+/**
  * Splits a note into frontmatter and body; a byte-order mark belongs to neither. Broken YAML never fails a reader:
  * it gets `frontmatterError`, and the block is still not body. A `---` block that reads as something other than
  * keys (a note opening with a `---` rule, a paragraph, and another rule) is not frontmatter but the body's start,
@@ -78,6 +89,7 @@ export function splitNote(text: string): SplitNote {
   try {
     data = parseYamlValue(block[0]);
   } catch (err) {
+    if (!meantAsKeys(block[0])) return { data: {}, body: whole, bodyLineOffset: 0 };
     return { data: {}, ...split, frontmatterError: (err as Error).message };
   }
   if (data !== null && data !== undefined && !isMapping(data)) return { data: {}, body: whole, bodyLineOffset: 0 };
@@ -213,13 +225,19 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
   // Broken YAML is refused here only (parseYamlValue throws): rewriting it would lose what the user wrote. So is
   // a block that reads as something other than keys (`title - x`, a list, a note opening with a `---` rule and a
   // paragraph before the next one): there is no key to keep, and writing keys over it would lose that text.
-  const existing = block ? parseYamlValue(block[0]) : null;
-  if (existing !== null && existing !== undefined && !isMapping(existing)) {
-    throw new NotesError(
+  const notKeys = (what: string) =>
+    new NotesError(
       'INVALID_ARGUMENT',
-      `The note begins with a \`---\` block that is not a list of \`key: value\` entries (it reads as ${Array.isArray(existing) ? 'a list' : `a ${typeof existing}`}), so it has no frontmatter keys to merge with; writing keys over it would lose that text. Nothing was changed; fix the block in the editor.`,
+      `The note begins with a \`---\` block that is not a list of \`key: value\` entries (it reads as ${what}), so it has no frontmatter keys to merge with; writing keys over it would lose that text. Nothing was changed; fix the block in the editor.`,
     );
+  let existing: unknown = null;
+  try {
+    existing = block ? parseYamlValue(block[0]) : null;
+  } catch (err) {
+    if (block && !meantAsKeys(block[0])) throw notKeys('markdown, not YAML');
+    throw err;
   }
+  if (existing !== null && existing !== undefined && !isMapping(existing)) throw notKeys(Array.isArray(existing) ? 'a list' : `a ${typeof existing}`);
   // No prototype: a key such as __proto__ or constructor is a key like any other.
   const merged: Record<string, unknown> = Object.assign(Object.create(null), existing ?? {});
   for (const [key, value] of Object.entries(patch)) {

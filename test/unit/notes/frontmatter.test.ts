@@ -35,6 +35,18 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(splitNote(text).data, data);
   });
 
+  it('reads a `---` block that is not YAML and not meant as keys as body; one meant as keys is broken frontmatter', () => {
+    const tasks = '---\n- [ ] task one\n* [x] task two\n---\n\nbody\n';
+    assert.deepEqual(splitNote(tasks), { data: {}, body: tasks, bodyLineOffset: 0 });
+    assert.throws(() => updateFrontmatter(tasks, { a: 1 }), /not a list of `key: value` entries \(it reads as markdown, not YAML\).*Nothing was changed/);
+    for (const broken of ['---\ntitle: [unclosed\n---\nb\n', '---\n# comment\n"my key": [x\n---\nb\n', '---\n{a: 1\n---\nb\n']) {
+      const split = splitNote(broken);
+      assert.equal(split.body, 'b\n', broken);
+      assert.match(split.frontmatterError ?? '', /./, broken);
+      assert.throws(() => updateFrontmatter(broken, { a: 1 }), /not valid YAML/, broken);
+    }
+  });
+
   it('writes a frontmatter anew without changing its dates', () => {
     // A flow mapping cannot be edited key by key: it is written anew, from the values it reads as.
     const { text, data } = updateFrontmatter('---\n{due: 2024-02-30, start: 2024-01-15, at: 2024-01-15T08:00:00+02:00}\n---\nbody\n', { b: 2 });
@@ -57,8 +69,11 @@ describe('notes/frontmatter', () => {
       const split = splitNote(text);
       assert.deepEqual(split, { data: {}, body: text.replace(/^\uFEFF/, ''), bodyLineOffset: 0 }, JSON.stringify(text));
     }
-    // A block that is not valid YAML stays a (broken) frontmatter, as markdown viewers with frontmatter show it.
-    const broken = splitNote('---\n\n- [ ] task\n\n---\nrest\n');
+    // A block that is not valid YAML and does not open with a key is markdown too: a task list between rules.
+    const tasks = '---\n\n- [ ] task\n\n---\nrest\n';
+    assert.deepEqual(splitNote(tasks), { data: {}, body: tasks, bodyLineOffset: 0 });
+    // One that opens with a key is a broken frontmatter.
+    const broken = splitNote('---\n\ntitle: [x\n\n---\nrest\n');
     assert.equal(broken.body, 'rest\n');
     assert.match(broken.frontmatterError ?? '', /not valid YAML/);
     // An empty block is an empty frontmatter.

@@ -28,6 +28,11 @@ describe('notes/tasks at the start of a note', () => {
 
   it('finds the tasks of a note opening with a `---` rule, a list and another rule', () => {
     assert.deepEqual(extractTasks('---\nIntro line.\n---\n\n- [ ] after\n').tasks, [{ text: 'after', status: 'todo', line: 5 }]);
+    // A task list between the rules is not YAML at all (`- [ ] a` does not parse): still markdown, not frontmatter.
+    assert.deepEqual(extractTasks('---\n- [ ] task one\n- [x] task two\n---\n\nbody\n').tasks, [
+      { text: 'task one', status: 'todo', line: 2 },
+      { text: 'task two', status: 'done', line: 3 },
+    ]);
   });
 });
 
