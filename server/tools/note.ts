@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { NotesError, isNotesError } from '../../src/core/errors';
 import { updateFrontmatter } from '../../src/core/notes/frontmatter';
 import { noteMetadata, type NoteMetadata } from '../../src/core/notes/metadata';
-import { fileNameForTitle, renderTemplate } from '../../src/core/notes/templates';
+import { fileNameForTitle, oneLineTitle, renderTemplate } from '../../src/core/notes/templates';
 import { isNoteFile } from '../../src/core/workspace/file-types';
 import type { NotesContext } from './context';
 import { defineTool } from './define-tool';
@@ -45,7 +45,7 @@ export function registerNoteTools(ctx: NotesContext): void {
       const target = folder ? await guard.resolve(folder) : { relative: '', absolute: guard.realRoot };
       const base = target.relative;
       const name = fileNameForTitle(title);
-      const text = content ?? renderTemplate(ctx.config.files.defaultNewFileTemplate, { title });
+      const text = content ?? renderTemplate(ctx.config.files.defaultNewFileTemplate, { title: oneLineTitle(title) });
       // Names differing only in case collide on Windows and macOS: treat them as taken so the folder stays portable.
       const taken = new Set((await fs.readdir(target.absolute).catch(() => [] as string[])).map((n) => n.toLowerCase()));
       for (let n = 1; n < 1000; n++) {
@@ -55,7 +55,7 @@ export function registerNoteTools(ctx: NotesContext): void {
         try {
           const result = await files.write(candidate, text, { exclusive: true });
           ctx.notesChanged();
-          return { structured: { success: true as const, path: result.path, title, bytes: result.bytes } };
+          return { structured: { success: true as const, path: result.path, title: oneLineTitle(title), bytes: result.bytes } };
         } catch (err) {
           if (!isNotesError(err, 'ALREADY_EXISTS')) throw err;
         }
@@ -84,7 +84,15 @@ export function registerNoteTools(ctx: NotesContext): void {
       "Merge keys into a note's YAML frontmatter: given keys are set (replacing old values), keys set to null are removed, other keys are kept. The note's body is left byte for byte. A note without frontmatter gets one.",
     input: {
       path: notePath,
-      metadata: z.record(z.string(), z.unknown()).describe('Frontmatter keys to set; a null value removes the key.'),
+      // A key "__proto__" would be dropped on the way (an object cannot hold it as a key): refused, not lost.
+      metadata: z
+        .preprocess((value, check) => {
+          if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+            check.addIssue({ code: 'custom', message: 'The frontmatter key "__proto__" cannot be set or removed by this tool; edit the note instead.' });
+          }
+          return value;
+        }, z.record(z.string(), z.unknown()))
+        .describe('Frontmatter keys to set; a null value removes the key.'),
     },
     output: {
       success: z.literal(true),

@@ -230,7 +230,7 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
       'INVALID_ARGUMENT',
       `The note begins with a \`---\` block that is not a list of \`key: value\` entries (it reads as ${what}), so it has no frontmatter keys to merge with; writing keys over it would lose that text. Nothing was changed; fix the block in the editor.`,
     );
-  let existing: unknown = null;
+  let existing: unknown;
   try {
     existing = block ? parseYamlValue(block[0]) : null;
   } catch (err) {
@@ -279,5 +279,7 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
   }
   // With no keys left the block goes, unless comments are left in it.
   if (Object.keys(merged).length === 0 && !/^[ \t]*#/m.test(yaml)) return { text: bom + body, data: {} };
-  return { text: `${bom}---${eol}${yaml}---${eol}${body}`, data };
+  // A note that ends at its frontmatter's closing `---` still ends there.
+  const close = block && body === '' && !block[0].endsWith('\n') ? '' : eol;
+  return { text: `${bom}---${eol}${yaml}---${close}${body}`, data };
 }

@@ -62,8 +62,10 @@ export function analyseNote(text: string): NoteAnalysis {
 
 export function noteMetadata(opts: { path: string; analysis: NoteAnalysis; stat: FileTimes; resolver: LinkResolver }): NoteMetadata {
   const { data, frontmatterError } = opts.analysis;
+  // A title YAML reads as a number or a boolean (`title: 1984`) is still the note's title, as its text.
+  const given = typeof data.title === 'number' || typeof data.title === 'boolean' ? String(data.title) : data.title;
   const title =
-    (typeof data.title === 'string' && data.title.trim()) ||
+    (typeof given === 'string' && given.trim()) ||
     opts.analysis.headings.find((h) => h.level === 1)?.text ||
     path.posix.basename(opts.path, path.posix.extname(opts.path));
   // Some file systems report no birth time (0); the change time is the closest honest value.

@@ -1,4 +1,5 @@
 // New-note templates ({title}, {date}, {time}, {datetime}) and note titles turned into portable file names.
+import yaml from 'js-yaml';
 import { WINDOWS_RESERVED } from '../workspace/path-guard';
 
 function pad(n: number): string {
@@ -15,7 +16,31 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
   const offset = `${sign}${pad(Math.floor(Math.abs(offsetMinutes) / 60))}:${pad(Math.abs(offsetMinutes) % 60)}`;
   const datetime = `${date}T${time}:${pad(now.getSeconds())}${offset}`;
   const values: Record<string, string> = { title: vars.title, date, time, datetime };
-  return template.replace(/\{(title|date|time|datetime)\}/g, (_, key: string) => values[key]);
+  const fill = (text: string) => text.replace(/\{(title|date|time|datetime)\}/g, (_, key: string) => values[key]);
+  // In the template's frontmatter, a variable that is a whole value (`title: {title}`) is written as YAML reads it
+  // back: quoted when the text alone would read otherwise (`Re: budget`, `#1 priority`, `true`).
+  const block = /^(\uFEFF?---[ \t]*\r?\n)([\s\S]*?\r?\n)?(---[ \t]*(?:\r?\n|$))/.exec(template);
+  if (!block) return fill(template);
+  const front = (block[2] ?? '').replace(
+    /^([ \t]*(?:- |[^#\s\n][^\n]*?:[ \t]+))\{(title|date|time|datetime)\}[ \t]*$/gm,
+    (_, head: string, key: string) => head + yamlScalar(values[key]),
+  );
+  return block[1] + fill(front) + block[3] + fill(template.slice(block[0].length));
+}
+
+/** `text` as a YAML scalar that reads back as that string: plain when it does, else double-quoted. */
+function yamlScalar(text: string): string {
+  try {
+    if ((yaml.load(`v: ${text}`, { schema: yaml.CORE_SCHEMA }) as { v?: unknown } | null)?.v === text) return text;
+  } catch {
+    // not a plain scalar
+  }
+  return JSON.stringify(text);
+}
+
+/** A title on one line, as a heading and the template's `{title}` show it: runs of whitespace become one space. */
+export function oneLineTitle(title: string): string {
+  return title.replace(/\s+/g, ' ').trim();
 }
 
 /**
@@ -49,9 +74,8 @@ export function fileNameForTitle(title: string): string {
     .replace(/\s+/g, ' ')
     // eslint-disable-next-line no-control-regex
     .replace(/[<>:"/\\|?*\u0000-\u001f\u007f]/g, '-')
-    .trim()
-    .replace(/^\.+/, '')
-    .replace(/[. ]+$/, '');
+    .replace(/^[.\s]+/, '')
+    .replace(/[.\s]+$/, '');
   name = cutToBytes(name, MAX_NAME_BYTES).replace(/[. ]+$/, '');
   if (name === '' || /^-+$/.test(name)) name = 'Untitled';
   // A prefix, because Windows reserves "con.draft" too: a suffix after the dot would not help.

@@ -2,7 +2,8 @@
 import * as assert from 'node:assert/strict';
 import { clip, extractiveSummary, headOf } from '../../../src/core/notes/summary';
 import { extractTasks } from '../../../src/core/notes/tasks';
-import { fileNameForTitle, renderTemplate } from '../../../src/core/notes/templates';
+import { splitNote } from '../../../src/core/notes/frontmatter';
+import { fileNameForTitle, oneLineTitle, renderTemplate } from '../../../src/core/notes/templates';
 
 describe('notes/tasks', () => {
   it('extracts every task item with status and file line, nested and ordered, but not in code or plain text', () => {
@@ -89,10 +90,29 @@ describe('notes/templates', () => {
     assert.equal(new Date(datetime).getTime(), now.getTime());
   });
 
+  it('fills a whole frontmatter value so that it reads back as the title, and the body as written', () => {
+    const now = new Date(2024, 2, 5, 14, 5, 0);
+    const template = '---\ntitle: {title}\ncreated: {date}\nat: {time}\n---\n# {title}\n';
+    for (const title of ['Re: budget', '#1 priority', 'true', '42', "it's \"quoted\"", 'Plain title', '- dash', '[draft]']) {
+      const out = renderTemplate(template, { title: oneLineTitle(title), now });
+      const split = splitNote(out);
+      assert.equal(split.frontmatterError, undefined, out);
+      assert.deepEqual(split.data.title, title, out);
+      assert.equal(split.data.created, '2024-03-05');
+      assert.equal(split.data.at, '14:05');
+      assert.equal(split.body, `# ${title}\n`, 'the body gets the title as it is');
+    }
+    assert.equal(renderTemplate(template, { title: 'Plain', now }), '---\ntitle: Plain\ncreated: 2024-03-05\nat: 14:05\n---\n# Plain\n');
+    // Part of a value is filled as it is: the template's author quotes it.
+    assert.equal(renderTemplate('---\nlabel: "Note {title}"\n---\n', { title: 'Re: x', now }), '---\nlabel: "Note Re: x"\n---\n');
+    assert.equal(oneLineTitle('  a\n b\tc  '), 'a b c');
+  });
+
   it('makes titles into file names valid on Windows, macOS and Linux', () => {
     assert.equal(fileNameForTitle('a/b\\c:d*e?f"g<h>i|j'), 'a-b-c-d-e-f-g-h-i-j');
     assert.equal(fileNameForTitle('  trailing dots...  '), 'trailing dots');
     assert.equal(fileNameForTitle('..hidden'), 'hidden');
+    assert.equal(fileNameForTitle(' . spaced'), 'spaced', 'no space is left at the start once the dots go');
     assert.equal(fileNameForTitle('nul'), '_nul');
     assert.equal(fileNameForTitle('COM1'), '_COM1');
     assert.equal(fileNameForTitle('???'), 'Untitled');

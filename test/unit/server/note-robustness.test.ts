@@ -155,6 +155,27 @@ describe('create_note names', () => {
   });
 });
 
+describe('note titles', () => {
+  it('create_note fills {title} with the title on one line, quoted where the template makes it a YAML value; a numeric frontmatter title is the title', async () => {
+    const h = await startServer({ config: { files: { defaultNewFileTemplate: '---\ntitle: {title}\n---\n# {title}\n' } } });
+    try {
+      for (const title of ['Re: budget', '#1 priority', 'a\nb']) {
+        const created = await callOk<{ path: string; title: string }>(h.client, 'create_note', { title });
+        const meta = await callOk<{ title: string; frontmatter: Record<string, unknown>; frontmatterError?: string }>(h.client, 'get_note_metadata', { path: created.path });
+        const oneLine = title.replace(/\n/g, ' ');
+        assert.equal(meta.frontmatterError, undefined, title);
+        assert.equal(meta.frontmatter.title, oneLine, title);
+        assert.equal(meta.title, oneLine, title);
+        assert.equal(created.title, oneLine);
+      }
+      fs.writeFileSync(path.join(h.workspace, '1984.md'), '---\ntitle: 1984\n---\n# Heading\n');
+      assert.equal((await callOk<{ title: string }>(h.client, 'get_note_metadata', { path: '1984.md' })).title, '1984');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('wikilinks to names with dots', () => {
   it('resolve to the note of that whole name, with any note extension', async () => {
     const h = await startServer();
@@ -270,6 +291,24 @@ describe('update_note_metadata on notes it must not damage', () => {
 });
 
 describe('update_note_metadata keeps what it does not touch', () => {
+  it('keeps a note ending at its closing `---` without a line break, and refuses a "__proto__" key instead of dropping it', async () => {
+    const h = await startServer();
+    try {
+      const file = path.join(h.workspace, 'bare.md');
+      fs.writeFileSync(file, '---\ntitle: x\n---');
+      await callOk(h.client, 'update_note_metadata', { path: 'bare.md', metadata: { status: 'done' } });
+      assert.equal(fs.readFileSync(file, 'utf8'), '---\ntitle: x\nstatus: done\n---');
+      // JSON.parse keeps "__proto__" as a key; the tool's arguments are JSON.
+      const args = JSON.parse('{"path": "bare.md", "metadata": {"__proto__": {"a": 1}, "other": 2}}') as Record<string, unknown>;
+      const result = await h.client.callTool({ name: 'update_note_metadata', arguments: args });
+      assert.equal(result.isError, true);
+      assert.match(JSON.stringify(result.content), /frontmatter key \\"__proto__\\" cannot be set or removed/);
+      assert.equal(fs.readFileSync(file, 'utf8'), '---\ntitle: x\nstatus: done\n---', 'nothing written');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('a time and a number with a leading zero read as YAML 1.2 reads them, in small notes and large ones, and are written back unchanged', async () => {
     const h = await startServer();
     try {

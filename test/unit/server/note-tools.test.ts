@@ -32,7 +32,7 @@ describe('MCP note tools', () => {
   it('create_note turns any title into a file name valid on Windows, macOS and Linux, in the given folder', async () => {
     const r = await callOk<{ path: string; title: string }>(h.client, 'create_note', { title: 'Q3: plan/review? <draft> "v2" *final*. ', folder: 'projects/2024', content: 'x' });
     assert.equal(r.path, 'projects/2024/Q3- plan-review- -draft- -v2- -final-.md');
-    assert.equal(r.title, 'Q3: plan/review? <draft> "v2" *final*. ');
+    assert.equal(r.title, 'Q3: plan/review? <draft> "v2" *final*.', 'the title on one line, without surrounding spaces');
     assert.ok(fs.existsSync(path.join(h.workspace, r.path)));
     const con = await callOk<{ path: string }>(h.client, 'create_note', { title: 'CON', content: 'x' });
     assert.equal(con.path, '_CON.md');
