@@ -6,6 +6,7 @@ import { isNotesError } from '../../src/core/errors';
 import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
 import { clientRequestId } from '../transport';
 import { markStructuredJson, type EncodedAnswer } from '../structured-json';
+import type { NotesConfig } from '../../src/core/config/schema';
 import type { NotesContext } from './context';
 
 /** `integrations.mcp.tools` keys. Note and workspace tools belong to fileOperations. */
@@ -26,6 +27,11 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
    * large, made by this server's code from values of fixed types, which the tests hold to the schema.
    */
   unchecked?: boolean;
+  /**
+   * For a tool whose description or argument descriptions quote settings (search.maxResults, the defaults of its
+   * flags): made again from each configuration the running server takes, and the tool updated when they changed.
+   */
+  describe?: (config: NotesConfig) => { description: string; input: I };
   /**
    * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content); `json` is the
    * structured result's JSON when the tool has made it already. With `answer`, the bytes of
@@ -81,6 +87,14 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
   }
   // A category switched in the config file of a running server: the SDK sends notifications/tools/list_changed.
   ctx.onConfigChanged((config, previous) => {
+    if (spec.describe) {
+      const before = spec.describe(previous);
+      const now = spec.describe(config);
+      const descriptions = (input: I) => JSON.stringify(Object.values(input).map((schema) => (schema as z.ZodType).description));
+      if (now.description !== before.description || descriptions(now.input) !== descriptions(before.input)) {
+        registered.update({ description: now.description, paramsSchema: now.input });
+      }
+    }
     const on = config.integrations.mcp.tools[spec.category];
     if (on === previous.integrations.mcp.tools[spec.category]) return;
     if (on) registered.enable();

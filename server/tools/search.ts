@@ -1,6 +1,7 @@
 // Search tool: search_files.
 import { z } from 'zod';
 import { decodeMatches, matchBytes, type SearchResultItem } from '../../src/core/workspace/encoded-matches';
+import type { NotesConfig } from '../../src/core/config/schema';
 import type { SearchOutcome } from '../../src/core/workspace/search';
 import { REPLY_ROOM } from '../limits';
 import { lazyArray, type EncodedAnswer } from '../structured-json';
@@ -48,19 +49,29 @@ export function fitAnswer(found: SearchOutcome['answer'], truncated: boolean, ma
   };
 }
 
-export function registerSearchTools(ctx: NotesContext): void {
-  const defaults = ctx.config.search;
-  const maxBytes = maxReplyBytes(ctx);
-  defineTool(ctx, {
-    name: 'search_files',
-    category: 'search',
-    title: 'Search files',
+/** The description and arguments of search_files, which quote the search settings in force. */
+function describeSearch(config: NotesConfig) {
+  const defaults = config.search;
+  return {
     description: `Search the text of every note and text file in the workspace, line by line. Returns one result per matching line: the file, the 1-based line number, the line's text and the matched text. At most ${defaults.maxResults} results (search.maxResults), and no more than fit in a 10 MB answer; \`truncated\` says more existed. Whole-word matching is ${defaults.wholeWord ? 'on' : 'off'} (search.wholeWord). Regular expressions use JavaScript syntax; one that runs too long is stopped with an error.`,
     input: {
       query: z.string().min(1).describe('Text to find, or a JavaScript regular expression when `regex` is true.'),
       case_sensitive: z.boolean().optional().describe(`Match case exactly (default ${defaults.caseSensitive}, from search.caseSensitive).`),
       regex: z.boolean().optional().describe(`Treat the query as a regular expression (default ${defaults.useRegex}, from search.useRegex).`),
     },
+  };
+}
+
+export function registerSearchTools(ctx: NotesContext): void {
+  const maxBytes = maxReplyBytes(ctx);
+  const { description, input } = describeSearch(ctx.config);
+  defineTool(ctx, {
+    name: 'search_files',
+    category: 'search',
+    title: 'Search files',
+    description,
+    input,
+    describe: describeSearch,
     output: {
       results: z
         .array(
@@ -77,6 +88,8 @@ export function registerSearchTools(ctx: NotesContext): void {
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async ({ query, case_sensitive, regex }, extra) => {
+      // The settings in force now: a running server takes changes to the config file from the next request on.
+      const defaults = ctx.config.search;
       const outcome = await (await ctx.search()).search({
         query,
         caseSensitive: case_sensitive ?? defaults.caseSensitive,

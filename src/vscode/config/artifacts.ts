@@ -111,7 +111,8 @@ server starts with.
 
 **The running MCP server follows the file.** It watches it read-only (it never writes the file, makes no backup and
 migrates only in memory) and applies a change from the next request on: \`security.*\` (file size limit, file types),
-\`files.*\` and \`search.*\` (the workspace index is rebuilt in the background when its settings change),
+\`files.*\` and \`search.*\` (the workspace index is rebuilt in the background when its settings change;
+\`search_files\`' description, which quotes the search settings, is updated with one \`tools/list_changed\`),
 \`plugins.settings\` (new secrets are masked in the log at once), \`development.debugLogging\` and
 \`integrations.mcp.tools\` (a switched category leaves or rejoins \`tools/list\` and the client gets one
 \`notifications/tools/list_changed\` for the change, however many tools it moves). Read only at start, so they need a restart ("Notes: Restart MCP Server", or

@@ -138,6 +138,31 @@ describe('a running MCP server follows changes of its config file', function () 
     assert.match(JSON.stringify(after.content), /5000 bytes, over the limit of 1000 bytes \(security\.maxFileSize\)/);
   });
 
+  it('applies new search settings to the next search, and describes them in tools/list with one tools/list_changed', async () => {
+    fs.writeFileSync(path.join(tmp.dir, 'ws', 'n.md'), 'Needle one\nneedles two\nneedle three\n');
+    const lines = async (query: string) => {
+      const r = await client.callTool({ name: 'search_files', arguments: { query } });
+      const s = r.structuredContent as { results: Array<{ line: number }>; truncated: boolean };
+      return { lines: s.results.map((x) => x.line), truncated: s.truncated };
+    };
+    assert.deepEqual(await lines('needle'), { lines: [1, 2, 3], truncated: false });
+    const changed: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      changed.push('tools');
+    });
+    await new ConfigStore({ file: tmp.file }).updateConfig({ search: { maxResults: 1, caseSensitive: true, wholeWord: true, useRegex: true } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    assert.deepEqual(await lines('needle'), { lines: [3], truncated: false }, 'case-sensitive whole words');
+    assert.deepEqual(await lines('n.edle'), { lines: [3], truncated: false }, 'a regular expression, by default');
+    assert.deepEqual(await lines('[Nn]eedles?'), { lines: [1], truncated: true }, 'at most one result');
+    const tool = (await client.listTools()).tools.find((t) => t.name === 'search_files');
+    assert.match(tool?.description ?? '', /At most 1 results \(search\.maxResults\).*Whole-word matching is on/);
+    const args = tool?.inputSchema.properties as Record<string, { description?: string }>;
+    assert.match(args.case_sensitive.description ?? '', /default true/);
+    assert.match(args.regex.description ?? '', /default true/);
+    assert.deepEqual(changed, ['tools'], 'one notification, before the tools/list answer that followed it');
+  });
+
   it('switching a tool category off and on in the file changes tools/list and notifies the client', async () => {
     const changed: string[] = [];
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
