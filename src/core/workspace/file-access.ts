@@ -1,7 +1,7 @@
 // Every file read and write of the server: through the PathGuard, within security.maxFileSize, crash-safe writes.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import path from 'node:path';
 import { NotesError } from '../errors';
 import { readNoWaitFlags } from '../read-flags';
@@ -119,12 +119,24 @@ async function removeStaleTemps(dir: string): Promise<void> {
 }
 
 /** Writes and syncs `content` to a new temporary file in `dir` (with `mode` when given) and returns its path. */
-async function writeTemp(dir: string, content: string, mode: number | undefined): Promise<string> {
+/** What a replaced file keeps: its mode, and its owner where this process may give it (as root). */
+interface Kept {
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+async function writeTemp(dir: string, content: string, kept: Kept | undefined): Promise<string> {
   const temp = path.join(dir, `.notesapp-${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await fs.open(temp, 'wx', mode ?? 0o666);
+  const handle = await fs.open(temp, 'wx', kept?.mode ?? 0o666);
   try {
-    // The umask narrowed the mode given to open; the replaced file's mode is kept exactly.
-    if (mode !== undefined) await handle.chmod(mode);
+    if (kept && process.getuid && (kept.uid !== process.getuid() || kept.gid !== process.getgid?.())) {
+      // A server run as root replacing a user's note must not hand it to root. Others may not give files away:
+      // the note then belongs to the user who wrote it, as with any editor that saves by renaming.
+      await handle.chown(kept.uid, kept.gid).catch(() => undefined);
+    }
+    // The umask narrowed the mode given to open (and chown may clear set-id bits); the mode is kept exactly.
+    if (kept) await handle.chmod(kept.mode);
     await handle.writeFile(content, 'utf8');
     await handle.sync();
     await handle.close();
@@ -151,9 +163,9 @@ async function syncFolder(dir: string): Promise<void> {
 }
 
 /** Replaces (or creates) a file all or nothing: temporary file, fsync, rename over it, fsync of the folder. */
-async function replaceAtomic(absolute: string, content: string, mode: number | undefined): Promise<void> {
+async function replaceAtomic(absolute: string, content: string, kept: Kept | undefined): Promise<void> {
   const dir = path.dirname(absolute);
-  const temp = await writeTemp(dir, content, mode);
+  const temp = await writeTemp(dir, content, kept);
   try {
     await fs.rename(temp, absolute);
   } catch (err) {
@@ -439,22 +451,34 @@ export class FileAccess {
     const bytes = this.checkWritable(relative, content);
     const leads = this.guard.toRelative(real);
     if (leads !== relative) this.checkWritable(leads, content);
-    let mode: number | undefined;
+    let kept: Kept | undefined;
     try {
       const stat = await fs.stat(real);
       if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative}" is a folder, not a file.`, { path: relative });
-      mode = stat.mode & 0o7777;
+      kept = { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid };
     } catch (err) {
       if (err instanceof NotesError) throw err;
       if (errnoCode(err) !== 'ENOENT') mapFsError(err, relative);
     }
-    const existed = mode !== undefined;
+    const existed = kept !== undefined;
+    if (existed && !opts.exclusive) {
+      // Renaming over a file needs only the folder to be writable: a read-only note, or another user's, would be
+      // replaced. Its own permission decides, as for an editor writing the file itself.
+      try {
+        await fs.access(real, fsConstants.W_OK);
+      } catch (err) {
+        if (errnoCode(err) === 'EACCES' || errnoCode(err) === 'EPERM' || errnoCode(err) === 'EROFS') {
+          throw new NotesError('ACCESS_DENIED', `"${relative}" is read-only: permission denied by the file system. Nothing was changed.`, { path: relative });
+        }
+        mapFsError(err, relative);
+      }
+    }
     if (existed && opts.exclusive) throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
     try {
       await fs.mkdir(path.dirname(real), { recursive: true });
       await removeStaleTemps(path.dirname(real));
       if (opts.exclusive) await createExclusive(real, relative, content);
-      else await replaceAtomic(real, content, mode);
+      else await replaceAtomic(real, content, kept);
     } catch (err) {
       if (err instanceof NotesError) throw err;
       mapFsError(err, relative);

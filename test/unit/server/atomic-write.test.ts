@@ -1,8 +1,12 @@
-// Writes through real stdio: names up to the file system's 255 bytes, hidden short temporary files, stale ones swept.
+// Writes through real stdio: names up to the file system's 255 bytes, hidden short temporary files, stale ones swept,
+// and the permissions and owner of the file replaced.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { callError, callOk, startServer, type Harness } from './harness';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { callError, callOk, serverJs, startServer, type Harness } from './harness';
 
 describe('atomic writes', () => {
   let h: Harness;
@@ -54,5 +58,80 @@ describe('atomic writes', () => {
     assert.equal(fs.existsSync(stale), false, 'the stale temporary file is removed');
     assert.equal(fs.existsSync(fresh), true, 'a recent one may belong to a write under way and stays');
     assert.equal(fs.existsSync(foreign), true, 'files that are not ours stay');
+  });
+});
+
+describe('writes and file permissions', () => {
+  const root = process.getuid?.() === 0;
+  const NOBODY = 65534;
+
+  /**
+   * A server run by a user that owns the workspace folder: as root, the server runs as nobody (setpriv), since
+   * root may write any file; otherwise as this user.
+   */
+  async function serverOwningFolder(): Promise<{ client: Client; workspace: string; done: () => Promise<void> }> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-perm-'));
+    const workspace = path.join(dir, 'ws');
+    fs.mkdirSync(workspace);
+    fs.writeFileSync(path.join(dir, 'config.json'), '{}');
+    if (root) for (const p of [dir, workspace, path.join(dir, 'config.json')]) fs.chownSync(p, NOBODY, NOBODY);
+    const args = [serverJs, '--workspace', workspace, '--config', path.join(dir, 'config.json')];
+    const transport = new StdioClientTransport({
+      command: root ? 'setpriv' : process.execPath,
+      args: root ? [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, ...args] : args,
+      env: { ...(process.env as Record<string, string>), HOME: dir, NOTESAPP_BRIDGE_ADDRESS: '', NOTESAPP_BRIDGE_TOKEN: '' },
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'notesapp-test', version: '1.0.0' });
+    await client.connect(transport);
+    return { client, workspace, done: async () => (await client.close(), fs.rmSync(dir, { recursive: true, force: true })) };
+  }
+
+  it('refuses to replace a note the server may not write, though its folder is writable, and changes nothing', async () => {
+    const s = await serverOwningFolder();
+    try {
+      const readOnly = path.join(s.workspace, 'ro.md');
+      fs.writeFileSync(readOnly, 'keep me');
+      fs.chmodSync(readOnly, 0o444);
+      if (root) fs.chownSync(readOnly, NOBODY, NOBODY);
+      const files = [readOnly];
+      if (root) {
+        // Another user's note, which only its owner may write.
+        const others = path.join(s.workspace, 'others.md');
+        fs.writeFileSync(others, 'keep me');
+        fs.chmodSync(others, 0o644);
+        files.push(others);
+      }
+      for (const file of files) {
+        const name = path.basename(file);
+        const before = fs.statSync(file);
+        for (const [tool, args] of [['write_file', { path: name, content: 'replaced' }], ['update_note_metadata', { path: name, metadata: { a: 1 } }]] as const) {
+          assert.match(await callError(s.client, tool, args), new RegExp(`"${name}" is read-only: permission denied by the file system\\. Nothing was changed\\.`));
+        }
+        const after = fs.statSync(file);
+        assert.equal(fs.readFileSync(file, 'utf8'), 'keep me');
+        assert.deepEqual([after.ino, after.uid, after.mode], [before.ino, before.uid, before.mode], `${name} is the same file`);
+      }
+    } finally {
+      await s.done();
+    }
+  });
+
+  it('a server run as root keeps the owner of a note it rewrites', async function () {
+    // Only root may give a file to another user; other servers cannot replace another user's note at all (above).
+    if (!root) this.skip();
+    const h = await startServer();
+    try {
+      const file = path.join(h.workspace, 'users.md');
+      fs.writeFileSync(file, 'a user note');
+      fs.chownSync(file, NOBODY, NOBODY);
+      fs.chmodSync(file, 0o640);
+      await callOk(h.client, 'write_file', { path: 'users.md', content: 'rewritten' });
+      const st = fs.statSync(file);
+      assert.deepEqual([st.uid, st.gid, st.mode & 0o777], [NOBODY, NOBODY, 0o640]);
+      assert.equal(fs.readFileSync(file, 'utf8'), 'rewritten');
+    } finally {
+      await h.close();
+    }
   });
 });
