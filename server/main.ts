@@ -125,6 +125,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     log,
     watchConfig: configWatcher(configPath),
     waitForOutput,
+    inputEnded: transport.inputEnded,
     maxResultBytes: maxSendBytes(limits),
   });
   if (testHooksEnabled()) registerTestHooks(server, log);

@@ -26,6 +26,8 @@ export interface NotesServerDeps {
    * (the index's crawl, the reading of texts) waits for it, so a large answer is not held up.
    */
   waitForOutput?: () => Promise<void>;
+  /** Aborted when the client's input has ended (the transport's inputEnded): sampling requests stop waiting. */
+  inputEnded?: AbortSignal;
   /** Largest reply the transport sends (see maxSendBytes; default 10 MiB less 64 KiB): search_files and list_files cut their answers to fit. */
   maxResultBytes?: number;
   /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */

@@ -156,6 +156,7 @@ export class HardenedStdioTransport implements Transport {
   private idleWaiters: Array<() => void> = [];
   private throttled = false;
   private ended = false;
+  private readonly inputDone = new AbortController();
   private closed = false;
   private invalidCount = 0;
   private lastInvalidLog = 0;
@@ -180,6 +181,14 @@ export class HardenedStdioTransport implements Transport {
    * stream drained it); at once when nothing is queued. Background work waits for it, so that it does not hold up
    * the event loop while a reply is leaving.
    */
+  /**
+   * Aborted once the client's input has ended and every line of it has been handled: requests the server sent the
+   * client (sampling) stop waiting for an answer that cannot come, and the requests still running finish sooner.
+   */
+  get inputEnded(): AbortSignal {
+    return this.inputDone.signal;
+  }
+
   whenIdle(): Promise<void> {
     if (this.queuedWrites === 0 || this.closed) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
@@ -284,7 +293,10 @@ export class HardenedStdioTransport implements Transport {
    * connection closes: the SDK aborts what is still running at close, so `echo request | server` would get nothing.
    */
   private closeWhenIdle(): void {
-    if (!this.ended || this.closed || this.yielding || this.throttled || this.pending.length > 0 || this.inFlight.size > 0) return;
+    if (!this.ended || this.closed || this.yielding || this.throttled || this.pending.length > 0) return;
+    // Every line the client sent has been handled: no answer to a request of ours can come any more.
+    if (!this.inputDone.signal.aborted) this.inputDone.abort(new Error('the client closed its input, so no answer can come'));
+    if (this.inFlight.size > 0) return;
     // After the reply that finished the last request has been queued (send() finishes, then writes).
     setImmediate(() => {
       void this.sendChain.then(() => {

@@ -23,7 +23,8 @@ async function sampleSummary(ctx: NotesContext, body: string, maxLength: number,
       maxTokens: Math.max(64, Math.ceil(maxLength / 2)),
       includeContext: 'none',
     },
-    { timeout: SAMPLING_TIMEOUT_MS, signal },
+    // Not past the end of the client's input: no answer can come then, and the server would wait out the timeout.
+    { timeout: SAMPLING_TIMEOUT_MS, signal: ctx.deps.inputEnded ? AbortSignal.any([signal, ctx.deps.inputEnded]) : signal },
   );
   if (result.content.type !== 'text' || !result.content.text.trim()) throw new Error('the client returned no text');
   const text = result.content.text.trim();

@@ -36,6 +36,8 @@ export interface ContextDeps {
   env?: NodeJS.ProcessEnv;
   /** Resolves once the replies already sent have been written out: the index's background work waits for it. */
   waitForOutput?: () => Promise<void>;
+  /** Aborted when the client's input has ended: requests sent to the client (sampling) stop waiting for an answer. */
+  inputEnded?: AbortSignal;
   /** Largest reply the transport sends (see maxSendBytes; default 10 MiB less 64 KiB): search_files and list_files cut their answers to fit. */
   maxResultBytes?: number;
   /** The note analysis worker; default: note-worker.js beside the server bundle (large notes are parsed inline without it). */

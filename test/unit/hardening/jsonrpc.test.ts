@@ -261,6 +261,29 @@ describe('end of input over real stdio', function () {
   });
 });
 
+describe('end of input while the server waits for the client', function () {
+  // Sampling waits up to 20 s for the client's answer; a test slower than that would show the server waited it out.
+  this.timeout(12_000);
+
+  it('answers a summary whose sampling request can no longer be answered, and exits, without waiting out the sampling timeout', async () => {
+    const s = new RawServer();
+    try {
+      fs.writeFileSync(path.join(s.workspace, 'n.md'), '# N\n\nThe garden needs water. Tomatoes grow in the sun.\n');
+      s.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } } });
+      await s.waitFor((m) => m.id === 'init');
+      s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      s.send({ jsonrpc: '2.0', id: 'sum', method: 'tools/call', params: { name: 'summarize_note', arguments: { path: 'n.md' } } });
+      await s.waitFor((m) => m.method === 'sampling/createMessage');
+      s.child.stdin.end(); // the client goes away without answering
+      const reply = await s.waitFor((m) => m.id === 'sum');
+      assert.equal((reply.result?.structuredContent as { method?: string } | undefined)?.method, 'extractive');
+      assert.equal(await s.exited, 0);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('backpressure over real stdio', function () {
   this.timeout(60_000);
 
