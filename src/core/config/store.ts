@@ -6,7 +6,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { NotesError } from '../errors';
 import { writeBackup, type BackupKind } from './backup';
 import { duplicateKeys, setInJsonc, type JsonPath } from './jsonc';
-import { loadConfigFile, parseConfigBytes, type ConfigFileLoad } from './load';
+import { loadConfigFile, MAX_CONFIG_BYTES, parseConfigBytes, type ConfigFileLoad } from './load';
 import { withFileLock } from './lock';
 import { deepMerge, isPlainObject, type DeepPartial } from './merge';
 import { configSchema, defaultConfig, type NotesConfig } from './schema';
@@ -128,15 +128,23 @@ export class ConfigStore {
       load = await withFileLock(this.file, async () => {
         const fresh = loadConfigFile(this.file);
         if (!fresh.bytes || fresh.problems.length || !fresh.migrated) return fresh;
-        if (onlyVersionAdded(fresh)) {
+        const versionOnly = onlyVersionAdded(fresh);
+        const text = versionOnly ? withVersion(fresh) : serializeConfig(fresh.migratedValue);
+        const tooLarge = this.sizeProblem(text);
+        if (tooLarge) {
+          // Written, it could not be read back: the file stays as it is, its values used migrated in memory.
+          this.logger.warn(`Configuration ${this.file} is not migrated on disk: ${tooLarge}. Its values are used migrated in memory.`);
+          return fresh;
+        }
+        if (versionOnly) {
           // A file that never had a version (written by hand): only the version is added, the rest stays as written.
-          await this.write(withVersion(fresh));
+          await this.write(text);
           this.logger.info(`Configuration ${this.file} marked with the current version (nothing else in it changed): ${fresh.migrationNotes.join('; ')}`);
           return fresh;
         }
         const backup = writeBackup(this.file, 'pre-migration', fresh.bytes);
         report.backupPath = backup.path;
-        await this.write(serializeConfig(fresh.migratedValue));
+        await this.write(text);
         this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${fresh.migrationNotes.join('; ')}`);
         return fresh;
       });
@@ -216,6 +224,7 @@ export class ConfigStore {
       throw new NotesError('CONFIG_INVALID', `Configuration update rejected: ${reasons.join('; ')}`, { reasons });
     }
     const file = updatedFile(load, paths, parsed.data);
+    this.refuseTooLarge(file.text);
     // What is written must read back as what the update reports (a key written twice in the file is read from its
     // last copy, and an edit in place changes the first).
     const readBack = parseConfigBytes(Buffer.from(file.text, 'utf8'));
@@ -230,6 +239,22 @@ export class ConfigStore {
       );
     }
     return { config: parsed.data, ...file };
+  }
+
+  /** Why `text`, written as the file, could not be read back (over MAX_CONFIG_BYTES); undefined when it could. */
+  private sizeProblem(text: string): string | undefined {
+    const size = Buffer.byteLength(text, 'utf8');
+    if (size <= MAX_CONFIG_BYTES) return undefined;
+    return `it would be ${size} bytes, over the ${MAX_CONFIG_BYTES}-byte (16 MiB) limit for a configuration file, so it could not be read back`;
+  }
+
+  /** A file too large to be read back is never written: the update is refused and nothing changes. */
+  private refuseTooLarge(text: string): void {
+    const problem = this.sizeProblem(text);
+    if (!problem) return;
+    throw new NotesError('CONFIG_INVALID', `Configuration update rejected: written to ${this.file}, ${problem}. Nothing was written.`, {
+      reasons: [problem],
+    });
   }
 
   /** Writes the defaults; the previous file is kept as a backup. */
@@ -337,6 +362,7 @@ export class ConfigStore {
           );
         }
         const { config, text, backup } = compute(load);
+        this.refuseTooLarge(text);
         // A file rewritten as a whole is kept when it held something a user may want back.
         if (backup && load.bytes) writeBackup(this.file, backup, load.bytes);
         if (!load.bytes?.equals(Buffer.from(text, 'utf8'))) await this.write(text);

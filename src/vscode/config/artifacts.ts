@@ -125,7 +125,9 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
   kept): the update is refused with \`CONFIG_INVALID\` saying where the syntax error is; fix the file or reset it. So is
   an update to a file that holds a key twice in one object where the update would land (JSON's last copy counts, an
   edit in place changes the first): the error names the key. Every update is read back before it is written and
-  must give the configuration it reports. Writes are atomic (temp file + rename). Updates within one process run one
+  must give the configuration it reports; nor is anything written (an update, a plugin setting, a reset, a migration)
+  that would make the file larger than the 16 MiB a configuration file is read up to: such an update is refused with
+  \`CONFIG_INVALID\` naming the limit, and the file stays as it was. Writes are atomic (temp file + rename). Updates within one process run one
   after another; between processes (the extension, a server, a second window) a lock file \`config.json.lock\` (taken over after 10 s if its owner
   crashed) makes each read-merge-write a unit, so concurrent updates never lose one another. An external editor that
   saves without the lock can still race an update; its change is then seen by \`watchConfig\` like any edit.
@@ -169,7 +171,8 @@ whenever it is read, and written back (reformatted, comments not kept) only when
 never while you edit it, keeping the original as \`config.json.pre-migration-<timestamp>.bak\` (a file that is also invalid is not rewritten: it is backed up as invalid
 and left for you to fix, while its values are used migrated). A file with no \`version\` in which no step moves
 anything (one written by hand in the current layout) only gets \`"version"\` added as its first key, comments,
-order and line ends kept, and no backup. Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
+order and line ends kept, and no backup. A file whose migrated form would be over 16 MiB (reformatting makes a file
+larger) is not rewritten: its values are used migrated in memory and the log says why. Add a step to \`MIGRATIONS\` in \`src/core/config/migrations.ts\` and raise
 \`CONFIG_VERSION\`.
 
 | To version | Change |

@@ -378,6 +378,47 @@ describe('config store', () => {
       assert.deepEqual(backupsIn(tmp.dir), []);
     });
 
+    it('refuses an update that would make the file too large to be read back, naming the limit, and changes nothing', async () => {
+      const text = `{\n  "version": "${CONFIG_VERSION}",\n  "integrations": { "mcp": { "port": 4000, "tools": { "fileOperations": false } } }\n}\n`;
+      fs.writeFileSync(tmp.file, text);
+      const huge = 'x'.repeat(MAX_CONFIG_BYTES + 1024);
+      for (const attempt of [
+        () => store.updateConfig({ workspace: { recentWorkspaces: [huge] } }),
+        () => store.setConfigValue(['plugins', 'settings', 'p', 'notes'], huge),
+      ]) {
+        await assert.rejects(attempt(), (err: unknown) => {
+          assert.ok(isNotesError(err, 'CONFIG_INVALID'));
+          assert.match((err as Error).message, new RegExp(`over the ${MAX_CONFIG_BYTES}-byte \\(16 MiB\\) limit for a configuration file, so it could not be read back\\. Nothing was written\\.$`));
+          return true;
+        });
+      }
+      assert.equal(fs.readFileSync(tmp.file, 'utf8'), text);
+      assert.deepEqual(backupsIn(tmp.dir), []);
+      const config = await store.readConfig();
+      assert.equal(config.integrations.mcp.tools.fileOperations, false, 'a tool category switched off stays off');
+      assert.equal(config.integrations.mcp.port, 4000);
+      await store.updateConfig({ theme: 'dark' });
+      assert.equal((await store.readConfig()).theme, 'dark', 'later updates are written as before');
+    });
+
+    it('does not migrate a file on disk when the migrated file would be too large to be read back', async () => {
+      // Compact, the file is under the limit; migrated, it is written indented, one item a line: over it.
+      const list = new Array(1_400_000).fill(0);
+      const text = JSON.stringify({ mcp: { port: 4000 }, plugins: { settings: { p: { list } } } });
+      assert.ok(text.length < MAX_CONFIG_BYTES);
+      fs.writeFileSync(tmp.file, text);
+      const logger = recordingLogger();
+      const s = new ConfigStore({ file: tmp.file, logger });
+      const config = await s.readConfig({ migrate: true });
+      assert.equal(config.integrations.mcp.port, 4000, 'its values are used migrated');
+      assert.equal(fs.readFileSync(tmp.file, 'utf8'), text);
+      assert.deepEqual(backupsIn(tmp.dir), []);
+      assert.ok(
+        logger.lines.some((l) => l.startsWith(`warn Configuration ${tmp.file} is not migrated on disk: it would be `) && l.includes(`over the ${MAX_CONFIG_BYTES}-byte (16 MiB) limit`)),
+        logger.lines.join('\n'),
+      );
+    });
+
     it('refuses an update that would land in the first copy of a key written twice, naming the key', async () => {
       const text = `{\n  "version": "${CONFIG_VERSION}",\n  "editor": { "fontSize": 16, "fontSize": 18 },\n  "theme": "dark"\n}\n`;
       fs.writeFileSync(tmp.file, text);
