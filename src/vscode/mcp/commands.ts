@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ConfigStore } from '../../core/config';
 import { clientConfiguration, type ClientConfigOptions } from './client-config';
-import { getPluginSetting, getPluginSettingArgs, isSecretKey, setPluginSetting, setPluginSettingArgs, shownPluginSetting } from './plugin-settings';
+import { getPluginSetting, isSecretKey, setPluginSetting, shownPluginSetting } from './plugin-settings';
 import { runTool, type RunToolOutcome } from './run-tool';
 import type { ServerManager } from './server-manager';
 import type { ServerStatus } from './status';
@@ -58,14 +58,11 @@ export function createMcpShellApi({ manager, store, log, clientConfig }: Command
     serverStatus: () => manager.status(),
     serverTools: () => manager.toolList().map((t) => ({ name: t.name, title: t.title, description: t.description })),
     healthCheck: () => manager.healthCheck(),
-    getPluginSetting: async (plugin_name, key) => {
-      const a = parseArgs(getPluginSettingArgs, 'get plugin setting', { plugin_name, key });
-      return getPluginSetting(store, a.plugin_name, a.key);
-    },
+    // Both check their arguments (names and value) and reject, changing nothing, when one is not valid.
+    getPluginSetting: (plugin_name, key) => getPluginSetting(store, plugin_name, key),
     setPluginSetting: async (plugin_name, key, value) => {
-      const a = parseArgs(setPluginSettingArgs, 'set plugin setting', { plugin_name, key, value });
-      await setPluginSetting(store, a.plugin_name, a.key, a.value);
-      log.info(`Plugin setting ${a.plugin_name}.${a.key} updated`); // the value may be a secret: never logged
+      await setPluginSetting(store, plugin_name, key, value);
+      log.info(`Plugin setting ${plugin_name}.${key} updated`); // the value may be a secret: never logged
     },
     runTool: (name, args) => runTool(manager, name, args),
     callTool: async (name, args = {}) => {

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { ConfigStore } from '../../../src/core/config/store';
 import { getPluginSetting, setPluginSetting, shownPluginSetting } from '../../../src/vscode/mcp/plugin-settings';
-import { tempConfigDir } from './helpers';
+import { backupsIn, tempConfigDir } from './helpers';
 
 describe('plugin settings', () => {
   let tmp: ReturnType<typeof tempConfigDir>;
@@ -38,6 +38,92 @@ describe('plugin settings', () => {
     await setPluginSetting(store, 'fresh', 'more', {});
     assert.deepEqual((await store.readConfig()).plugins.settings, { fresh: { opts: {}, a: 1, more: {} } });
     assert.match(fs.readFileSync(tmp.file, 'utf8'), /\/\/ mine/);
+  });
+
+  const fileText = '{\n  // mine\n  "plugins": { "settings": { "rv": { "a": 1 } } }\n}\n';
+
+  it('reads only what the file holds: a name every JavaScript object inherits is not set', async () => {
+    fs.writeFileSync(tmp.file, fileText);
+    for (const [plugin, key] of [
+      ['constructor', 'name'],
+      ['toString', 'length'],
+      ['hasOwnProperty', 'name'],
+      ['rv', 'constructor'],
+      ['rv', 'toString'],
+    ]) {
+      assert.equal(await getPluginSetting(store, plugin, key), undefined, `${plugin}.${key}`);
+    }
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), fileText);
+  });
+
+  it('refuses "__proto__" as a plugin name or key, to read or to set, and writes nothing', async () => {
+    fs.writeFileSync(tmp.file, fileText);
+    const invalid: unknown[] = [];
+    store = new ConfigStore({ file: tmp.file, onInvalid: (report) => invalid.push(report) });
+    await assert.rejects(setPluginSetting(store, 'rv', '__proto__', 5), /^Error: set plugin setting: key "__proto__" cannot be used as a name$/);
+    await assert.rejects(setPluginSetting(store, '__proto__', 'x', 1), /^Error: set plugin setting: plugin_name "__proto__" cannot be used as a name$/);
+    await assert.rejects(getPluginSetting(store, '__proto__', 'toString'), /^Error: get plugin setting: plugin_name "__proto__" cannot be used as a name$/);
+    await assert.rejects(getPluginSetting(store, 'rv', '__proto__'), /^Error: get plugin setting: key "__proto__" cannot be used as a name$/);
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), fileText);
+    assert.deepEqual((await store.inspect()).problems, []);
+    assert.deepEqual(invalid, []);
+    assert.deepEqual(backupsIn(tmp.dir), []);
+  });
+
+  it('keeps "constructor", "prototype" and other names objects inherit as names like any other, value and all', async () => {
+    const value = { a: [1, { b: 2 }] };
+    const names = [['constructor', 'prototype'], ['prototype', 'constructor'], ['toString', 'valueOf'], ['rv', 'hasOwnProperty']];
+    for (const [plugin, key] of names) await setPluginSetting(store, plugin, key, value);
+    for (const [plugin, key] of names) assert.deepEqual(await getPluginSetting(store, plugin, key), value, `${plugin}.${key}`);
+    const invalid: unknown[] = [];
+    const fresh = new ConfigStore({ file: tmp.file, onInvalid: (report) => invalid.push(report) });
+    assert.deepEqual((await fresh.inspect()).problems, []);
+    assert.deepEqual(invalid, []);
+  });
+
+  it('refuses a value JSON cannot hold as it is, naming it, and writes nothing', async () => {
+    fs.writeFileSync(tmp.file, fileText);
+    class Point {
+      x = 1;
+    }
+    const cycle: Record<string, unknown> = { a: 1 };
+    cycle.self = cycle;
+    const refused: [unknown, RegExp][] = [
+      [NaN, /value is NaN, which JSON cannot hold \(only finite numbers\)/],
+      [Infinity, /value is Infinity, which JSON cannot hold/],
+      [{ limit: -Infinity }, /value\.limit is -Infinity, which JSON cannot hold/],
+      [1n, /value is the BigInt 1n, which JSON cannot hold: store it as a number or as text/],
+      [() => 1, /value is a function, which JSON cannot hold/],
+      [new Map([[1, 2]]), /value is a Map, which JSON cannot hold as it is \(only plain objects and arrays\)/],
+      [new Set([1]), /value is a Set, which JSON cannot hold as it is/],
+      [new Date(0), /value is a Date, which JSON cannot hold as it is .*toISOString\(\)/],
+      [new Point(), /value is a Point, which JSON cannot hold as it is/],
+      [Object.create({ inherited: 1 }), /value is an object that is not a plain object, which JSON cannot hold as it is/],
+      [{ a: { 'b c': [1, NaN] } }, /value\.a\["b c"\]\[1\] is NaN/],
+      [{ a: undefined, b: 1 }, /value\.a is undefined, which JSON cannot hold: leave it out, or use null/],
+      [cycle, /value\.self contains itself, which JSON cannot hold/],
+    ];
+    for (const [value, message] of refused) {
+      await assert.rejects(setPluginSetting(store, 'rv', 'k', value), (err: unknown) => {
+        assert.match((err as Error).message, /^set plugin setting: /);
+        assert.match((err as Error).message, message);
+        assert.match((err as Error).message, /; nothing was written$/);
+        return true;
+      });
+    }
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), fileText);
+    await setPluginSetting(store, 'rv', 'k', { n: -1.5, s: 'x', list: [true, null], none: Object.create(null) as object });
+    assert.deepEqual(await getPluginSetting(store, 'rv', 'k'), { n: -1.5, s: 'x', list: [true, null], none: {} });
+  });
+
+  it('refuses a name with whitespace around it instead of trimming it, to read or to set', async () => {
+    fs.writeFileSync(tmp.file, fileText);
+    await assert.rejects(setPluginSetting(store, ' rv2 ', 'k', 1), /^Error: set plugin setting: plugin_name must not start or end with whitespace$/);
+    await assert.rejects(setPluginSetting(store, 'rv', 'a\t', 2), /^Error: set plugin setting: key must not start or end with whitespace$/);
+    await assert.rejects(getPluginSetting(store, ' rv', 'a'), /^Error: get plugin setting: plugin_name must not start or end with whitespace$/);
+    assert.equal(fs.readFileSync(tmp.file, 'utf8'), fileText);
+    await setPluginSetting(store, 'my plugin', 'a key', 3); // whitespace inside a name is part of it
+    assert.equal(await getPluginSetting(store, 'my plugin', 'a key'), 3);
   });
 
   it('keeps the file’s comments around a value it replaces', async () => {
