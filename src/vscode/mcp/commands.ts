@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ConfigStore } from '../../core/config';
 import { clientConfiguration, type ClientConfigOptions } from './client-config';
-import { getPluginSetting, isSecretKey, setPluginSetting, shownPluginSetting } from './plugin-settings';
+import { getPluginSetting, isSecretKey, setPluginSetting, shownArgument, shownPluginSetting } from './plugin-settings';
 import { runTool, type RunToolOutcome } from './run-tool';
 import type { ServerManager } from './server-manager';
 import type { ServerStatus } from './status';
@@ -142,7 +142,7 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
     return ok;
   });
   register('notesapp.getPluginSetting', async (pluginArg?: unknown, keyArg?: unknown) => {
-    const { plugin, key } = pluginObject(pluginArg, keyArg);
+    const { plugin, key } = pluginObject('get plugin setting', pluginArg, keyArg);
     const pluginName = plugin ?? (await askPlugin());
     if (pluginName === undefined) return undefined;
     const k = key ?? (await vscode.window.showInputBox({ title: `Setting of ${pluginName}`, prompt: 'Key' }));
@@ -158,7 +158,7 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
     return value;
   });
   register('notesapp.setPluginSetting', async (pluginArg?: unknown, keyArg?: unknown, valueArg?: unknown) => {
-    const { plugin, key, value, hasValue } = pluginObject(pluginArg, keyArg, valueArg);
+    const { plugin, key, value, hasValue } = pluginObject('set plugin setting', pluginArg, keyArg, valueArg);
     const pluginName = plugin ?? (await askPlugin());
     if (pluginName === undefined) return undefined;
     const k = key ?? (await vscode.window.showInputBox({ title: `Setting of ${pluginName}`, prompt: 'Key' }));
@@ -198,19 +198,21 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
   });
 }
 
-const pluginObjectArg = z.object({ plugin_name: z.unknown(), key: z.unknown(), value: z.unknown() }).partial();
+const pluginObjectArg = z.strictObject({ plugin_name: z.unknown(), key: z.unknown(), value: z.unknown() }).partial();
 
-/** Accepts positional arguments or one object {plugin_name, key, value}. */
-function pluginObject(a?: unknown, b?: unknown, c?: unknown): { plugin?: string; key?: string; value?: unknown; hasValue: boolean } {
-  const asObject = typeof a === 'object' && a !== null ? pluginObjectArg.safeParse(a) : undefined;
-  if (asObject?.success) {
-    const o = asObject.data;
-    return { plugin: String(o.plugin_name ?? ''), key: String(o.key ?? ''), value: o.value, hasValue: 'value' in o };
-  }
-  return {
-    plugin: a === undefined ? undefined : String(a),
-    key: b === undefined ? undefined : String(b),
-    value: c,
-    hasValue: c !== undefined,
+/**
+ * Accepts positional arguments or one object {plugin_name, key, value}. A name left out is asked for; a name given must
+ * be a string (the API then checks it further): anything else is refused, never turned into text ("[object Object]").
+ */
+function pluginObject(what: string, a?: unknown, b?: unknown, c?: unknown): { plugin?: string; key?: string; value?: unknown; hasValue: boolean } {
+  const text = (argument: string, v: unknown): string | undefined => {
+    if (v === undefined || typeof v === 'string') return v;
+    throw new Error(`${what}: ${argument} must be a string, got ${shownArgument(v)}`);
   };
+  if (typeof a === 'object' && a !== null && !Array.isArray(a)) {
+    if (b !== undefined || c !== undefined) throw new Error(`${what}: give either one {plugin_name, key, value} object or the arguments one by one, not both`);
+    const o = parseArgs(pluginObjectArg, what, a);
+    return { plugin: text('plugin_name', o.plugin_name), key: text('key', o.key), value: o.value, hasValue: Object.hasOwn(a, 'value') };
+  }
+  return { plugin: text('plugin_name', a), key: text('key', b), value: c, hasValue: c !== undefined };
 }
