@@ -29,6 +29,8 @@ interface Running {
   client: Client;
   transport: StdioClientTransport;
   pid: number;
+  /** The port the server was started with: the configuration's port is read only at start. */
+  port: number;
   startedAt: number;
   stderrTail: string[];
 }
@@ -81,11 +83,16 @@ export class ServerManager implements vscode.Disposable {
     const r = this.running;
     return {
       is_running: r !== undefined,
-      port: this.port ?? this.o.configuredPort(),
+      port: r ? r.port : this.nextPort(),
       pid: r ? r.pid : null,
       url: r ? stdioUrl(this.o.launch().serverScript) : null,
       last_error: this.lastError,
     };
+  }
+
+  /** The port the next start uses: the one given to the last start or restart, else the configuration's. */
+  private nextPort(): number {
+    return this.port ?? this.o.configuredPort();
   }
 
   /** The tools of the running server, as last listed. */
@@ -157,6 +164,7 @@ export class ServerManager implements vscode.Disposable {
   /** `keepError`: an automatic restart leaves the crash visible in last_error until the user starts or stops. */
   private async spawn(keepError = false): Promise<void> {
     if (this.disposed) throw new Error('The Notes extension is shutting down');
+    const port = this.nextPort();
     const cmd = launchCommand(this.o.launch());
     this.o.log.info(`Starting MCP server: ${cmd.command} ${cmd.args.join(' ')}`);
     const transport = new StdioClientTransport({
@@ -193,7 +201,7 @@ export class ServerManager implements vscode.Disposable {
     }
     const pid = transport.pid;
     if (pid === null) throw new Error('The MCP server started without a process id');
-    const running: Running = { client, transport, pid, startedAt: Date.now(), stderrTail };
+    const running: Running = { client, transport, pid, port, startedAt: Date.now(), stderrTail };
     this.running = running;
     if (!keepError) this.lastError = null;
     client.onclose = () => this.onClosed(running);
