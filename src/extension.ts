@@ -17,14 +17,16 @@ export function activate(context: vscode.ExtensionContext): NotesApi {
   const activationStarted = performance.now();
   const log = vscode.window.createOutputChannel('Notes', { log: true });
   context.subscriptions.push(log);
-  registerShowStatus(context, log);
   const configuration = registerConfiguration(context, log);
+  // The file the store really uses: a relative NOTESAPP_CONFIG_PATH is refused there in favour of the platform path.
+  const configPath = configuration.store.file;
+  registerShowStatus(context, log, configPath);
   const bridge = startEditorBridge(context, configuration.store.file, log);
   const shell = registerMcpShell(context, { log, store: configuration.store, bridge });
   mcpShell = shell;
   log.info(`Notes ${context.extension.packageJSON.version} activated`);
   const { shutdown: _shutdown, ...shellApi } = shell;
-  return { ...shellApi, status: () => statusSummary(context), activationMs: performance.now() - activationStarted };
+  return { ...shellApi, status: () => statusSummary(context, configPath), activationMs: performance.now() - activationStarted };
 }
 
 export async function deactivate(): Promise<void> {
