@@ -79,7 +79,7 @@ export const customThemeSchema = z
 
 export const workspaceSchema = z
   .strictObject({
-    defaultPath: z.string().default('').describe('Default workspace folder; empty means none.'),
+    defaultPath: z.string().default('').describe('Default workspace folder, as an absolute path (~ is not expanded); empty means none.'),
     recentWorkspaces: z.array(z.string()).default([]).describe('Recently opened workspace folders, newest first.'),
     maxRecentWorkspaces: z.number().int().min(0).max(100).default(10).describe('How many recent workspaces are remembered.'),
     rememberLastWorkspace: flag('Reopen the last workspace on launch.', true),

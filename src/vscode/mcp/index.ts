@@ -91,6 +91,8 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
       config = next;
       const was = old.integrations.mcp.enabled;
       const now = next.integrations.mcp.enabled;
+      // Another notes folder (or one that can now be served) means another definition for VS Code chat.
+      if (old.workspace.defaultPath !== next.workspace.defaultPath) definitionsChanged.fire();
       if (was === now) return;
       definitionsChanged.fire();
       // Disabling the server in the configuration stops it, a start under way included (stop waits in the same

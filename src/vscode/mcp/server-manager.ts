@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import { childEnvironment, launchCommand, type LaunchOptions } from './server-process';
+import { childEnvironment, launchCommand, notesFolderProblem, type LaunchOptions } from './server-process';
 import { stdioUrl, type ServerStatus } from './status';
 
 export interface ServerManagerOptions {
@@ -165,7 +165,16 @@ export class ServerManager implements vscode.Disposable {
   private async spawn(keepError = false): Promise<void> {
     if (this.disposed) throw new Error('The Notes extension is shutting down');
     const port = this.nextPort();
-    const cmd = launchCommand(this.o.launch());
+    const launch = this.o.launch();
+    // A folder that is not there would make the spawn itself fail ("spawn node ENOENT"): say which folder instead.
+    const folderProblem = launch.workspaceFolder === undefined ? undefined : notesFolderProblem(launch.workspaceFolder);
+    if (folderProblem) {
+      this.lastError = `The MCP server did not start: ${folderProblem}`;
+      this.o.log.error(this.lastError);
+      this.emit();
+      throw new Error(this.lastError);
+    }
+    const cmd = launchCommand(launch);
     this.o.log.info(`Starting MCP server: ${cmd.command} ${cmd.args.join(' ')}`);
     const transport = new StdioClientTransport({
       command: cmd.command,

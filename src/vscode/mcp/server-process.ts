@@ -47,6 +47,26 @@ export function launchCommand(o: LaunchOptions): LaunchCommand {
   };
 }
 
+/**
+ * Why `folder` cannot be served as the notes folder, naming it, or undefined when it can: it must be an absolute path
+ * (`workspace.defaultPath` is taken as written: a leading ~ is not expanded) of a folder that exists.
+ */
+export function notesFolderProblem(folder: string): string | undefined {
+  const fix = 'create it, open a folder, or change workspace.defaultPath in the configuration';
+  if (!path.isAbsolute(folder)) {
+    return `The notes folder "${folder}" is not an absolute path (workspace.defaultPath is taken as written; a leading ~ is not expanded): set the folder's full path, or open a folder.`;
+  }
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(folder);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return `The notes folder ${folder} does not exist: ${fix}.`;
+    return `The notes folder ${folder} cannot be reached (${(err as Error).message}): ${fix}.`;
+  }
+  return stat.isDirectory() ? undefined : `The notes folder ${folder} is not a folder: ${fix}.`;
+}
+
 /** The environment the child really gets: the SDK's safe default set plus ours (never the whole host environment). */
 export function childEnvironment(extra: Record<string, string>): Record<string, string> {
   return { ...getDefaultEnvironment(), ...extra };

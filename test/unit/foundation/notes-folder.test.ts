@@ -1,0 +1,73 @@
+// The notes folder the extension serves when no folder is open: workspace.defaultPath, which may name no folder.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type * as vscodeTypes from 'vscode';
+import { ConfigStore } from '../../../src/core/config/store';
+import { registerMcpShell, type McpShell } from '../../../src/vscode/mcp';
+import * as fake from '../fake-vscode';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+
+describe('extension: the notes folder from workspace.defaultPath', () => {
+  let dir: string;
+  let context: { subscriptions: { dispose(): void }[]; extension: unknown; extensionPath: string };
+  let shell: McpShell | undefined;
+
+  beforeEach(() => {
+    fake.resetFake();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-folder-'));
+    context = { subscriptions: [], extension: { packageJSON: { version: '0.0.0' } }, extensionPath: repoRoot };
+  });
+  afterEach(async () => {
+    await shell?.shutdown();
+    shell = undefined;
+    for (const d of context.subscriptions.splice(0)) d.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const open = (defaultPath: string): McpShell => {
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ workspace: { defaultPath }, integrations: { mcp: { autoStart: false } } }));
+    const log = fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel;
+    shell = registerMcpShell(context as unknown as vscodeTypes.ExtensionContext, { log, store: new ConfigStore({ file }), bridge: undefined });
+    return shell;
+  };
+
+  it('a folder that does not exist: start fails naming it, and VS Code chat is offered no server', async () => {
+    const missing = path.join(dir, 'Notes');
+    const api = open(missing);
+    const expected = `The MCP server did not start: The notes folder ${missing} does not exist: create it, open a folder, or change workspace.defaultPath in the configuration.`;
+    const status = await api.startServer();
+    assert.deepEqual({ is_running: status.is_running, pid: status.pid, last_error: status.last_error }, { is_running: false, pid: null, last_error: expected });
+    assert.deepEqual(api.mcpServerDefinitions(), []);
+    fake.shown.length = 0;
+    await fake.commands.executeCommand('notesapp.startServer');
+    assert.deepEqual(fake.shown, [{ kind: 'error', message: `Notes MCP server stopped (port 3456). Last error: ${expected}` }]);
+  });
+
+  it('a path that is not absolute, such as ~/Notes: start fails saying so (~ is not expanded), and no server is offered', async () => {
+    const api = open('~/Notes');
+    const status = await api.startServer();
+    assert.equal(status.is_running, false);
+    assert.equal(
+      status.last_error,
+      'The MCP server did not start: The notes folder "~/Notes" is not an absolute path (workspace.defaultPath is taken as written; a leading ~ is not expanded): set the folder\'s full path, or open a folder.',
+    );
+    assert.deepEqual(api.mcpServerDefinitions(), []);
+  });
+
+  it('a folder that exists is served, and offered to VS Code chat with it as the working folder', async function () {
+    this.timeout(30_000);
+    assert.ok(fs.existsSync(path.join(repoRoot, 'dist', 'server.js')), 'dist/server.js is built (npm run build)');
+    const notes = path.join(dir, 'Notes');
+    fs.mkdirSync(notes);
+    const api = open(notes);
+    const [definition] = api.mcpServerDefinitions() as unknown as fake.McpStdioServerDefinition[];
+    assert.equal(definition.cwd?.fsPath, notes);
+    const status = await api.startServer();
+    assert.equal(status.last_error, null);
+    assert.equal(status.is_running, true);
+  });
+});
