@@ -60,7 +60,8 @@ export function registerEditorTools(ctx: NotesContext): void {
       'Insert text at the cursor of the active VS Code editor (at every cursor when there are several; a selection is replaced). Undoable, not saved automatically.',
     input: { content: z.string().describe('Text to insert.') },
     output: editOutput,
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    // Destructive: a selection is replaced, so text can be lost (an insertion with no selection only adds).
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
     run: async ({ content }) => {
       return { structured: editRecord(await ctx.bridge.insertAtCursor(content)) };
     },

@@ -99,7 +99,8 @@ export function registerNoteTools(ctx: NotesContext): void {
       path: z.string(),
       frontmatter: z.record(z.string(), z.unknown()).describe('The frontmatter after the update.'),
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    // Destructive: given keys replace their old values, and keys set to null are removed.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: async ({ path: p, metadata }) => {
       const files = await ctx.files();
       // Read, merged and written with no other write of this server to the note in between: updates sent

@@ -15,6 +15,8 @@ const CATEGORIES = {
   ai: ['summarize_note', 'extract_tasks'],
 };
 const ALL = Object.values(CATEGORIES).flat().sort();
+/** Tools that may replace or remove what is there (MCP's destructiveHint); the others only read or add. */
+const DESTRUCTIVE = ['write_file', 'delete_file', 'set_editor_content', 'insert_at_cursor', 'update_note_metadata'];
 const READ_ONLY = ['read_file', 'list_files', 'search_files', 'get_editor_content', 'get_note_metadata', 'get_workspace_info', 'get_workspace_stats', 'summarize_note', 'extract_tasks'];
 
 describe('MCP tools/list', () => {
@@ -31,7 +33,7 @@ describe('MCP tools/list', () => {
         }
         assert.equal(tool.outputSchema?.type, 'object', `${tool.name} has an output schema`);
         assert.equal(tool.annotations?.readOnlyHint, READ_ONLY.includes(tool.name), `${tool.name} readOnlyHint`);
-        assert.equal(typeof tool.annotations?.destructiveHint, 'boolean');
+        assert.equal(tool.annotations?.destructiveHint, DESTRUCTIVE.includes(tool.name), `${tool.name} destructiveHint`);
         assert.equal(typeof tool.annotations?.idempotentHint, 'boolean');
       }
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
@@ -39,7 +41,9 @@ describe('MCP tools/list', () => {
       assert.deepEqual(Object.keys(byName.search_files.inputSchema.properties ?? {}).sort(), ['case_sensitive', 'query', 'regex']);
       assert.deepEqual(byName.create_note.inputSchema.required, ['title']);
       assert.deepEqual(byName.update_note_metadata.inputSchema.required, ['path', 'metadata']);
-      assert.equal(byName.delete_file.annotations?.destructiveHint, true);
+      // A selection is replaced, keys set to null are removed: not additive only.
+      assert.equal(byName.insert_at_cursor.annotations?.destructiveHint, true);
+      assert.equal(byName.update_note_metadata.annotations?.destructiveHint, true);
       assert.equal(byName.create_file.annotations?.destructiveHint, false);
     } finally {
       await h.close();
