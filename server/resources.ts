@@ -27,7 +27,6 @@ export const NOTE_URI_PREFIX = 'notesapp://notes/';
 export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
 const THEME_URI = 'notesapp://theme/current';
 const CONFIG_URI_PREFIX = 'notesapp://config/';
-const COMPLETION_LIMIT = 100;
 /** resources/list pages hold at most this many notes (sorted by path); `nextCursor` leads to the rest. */
 export const NOTES_PER_PAGE = 2000;
 
@@ -112,12 +111,22 @@ function lookup(config: Record<string, unknown>, key: string): { found: boolean;
   return walk(config, key);
 }
 
+/**
+ * Every note path matching `value`, prefix matches first. All of them: the SDK sends the first 100 and reports how
+ * many there are (`total`, `hasMore`), which it could not if the list were cut here.
+ */
 export async function completeNotePath(ctx: NotesContext, value: string): Promise<string[]> {
   const needle = value.toLowerCase();
   const notes = await ctx.listNotes();
-  const starts = notes.filter((n) => n.toLowerCase().startsWith(needle));
-  const contains = notes.filter((n) => !n.toLowerCase().startsWith(needle) && n.toLowerCase().includes(needle));
-  return [...starts, ...contains].slice(0, COMPLETION_LIMIT);
+  const starts: string[] = [];
+  const contains: string[] = [];
+  for (const note of notes) {
+    const lower = note.toLowerCase();
+    if (lower.startsWith(needle)) starts.push(note);
+    else if (lower.includes(needle)) contains.push(note);
+  }
+  for (const note of contains) starts.push(note);
+  return starts;
 }
 
 /** Sorted once per configuration read (resources/list asks for them at each of its pages). */
@@ -204,12 +213,8 @@ export function registerResources(ctx: NotesContext): Disposable {
     'config',
     new ResourceTemplate('notesapp://config/{key}', {
       list: undefined,
-      complete: {
-        key: (value) =>
-          configKeys(redactedConfig(ctx))
-            .filter((k) => k.startsWith(value))
-            .slice(0, COMPLETION_LIMIT),
-      },
+      // Every match: the SDK sends the first 100 with the real `total` and `hasMore`.
+      complete: { key: (value) => configKeys(redactedConfig(ctx)).filter((k) => k.startsWith(value)) },
     }),
     {
       title: 'Configuration value',

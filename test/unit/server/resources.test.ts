@@ -272,6 +272,21 @@ describe('MCP resources/list in pages', () => {
     assert.deepEqual(others.slice(1), [[], []]);
   });
 
+  it('completes note paths with the number of matches and hasMore when there are more than the 100 sent', async () => {
+    const resource = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://notes/{+path}' }, argument: { name: 'path', value: 'n/00' } });
+    assert.deepEqual(resource.completion.values, Array.from({ length: 100 }, (_, i) => name(i)));
+    assert.equal(resource.completion.total, 100);
+    assert.equal(resource.completion.hasMore, false);
+    const all = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://notes/{+path}' }, argument: { name: 'path', value: 'n/' } });
+    assert.equal(all.completion.values.length, 100);
+    assert.equal(all.completion.total, count);
+    assert.equal(all.completion.hasMore, true);
+    const prompt = await h.client.complete({ ref: { type: 'ref/prompt', name: 'summarize-note' }, argument: { name: 'path', value: 'n/1' } });
+    assert.deepEqual(prompt.completion.values, Array.from({ length: 100 }, (_, i) => name(1000 + i)));
+    assert.equal(prompt.completion.total, 1000);
+    assert.equal(prompt.completion.hasMore, true);
+  });
+
   it('neither repeats nor skips a note when notes are created and deleted between pages', async () => {
     const first = await h.client.listResources();
     assert.equal(first.nextCursor, name(1999));
@@ -290,6 +305,22 @@ describe('MCP resources/list in pages', () => {
     assert.ok(names.includes('n/2500a.md'));
     assert.ok(!names.includes('n/0000a.md') && !names.includes(name(1999)) && !names.includes(name(2000)));
     assert.equal(names.length, 2000);
+  });
+});
+
+describe('MCP completion of configuration keys, more than 100 of them', () => {
+  it('sends the first 100 with the number of keys that match and hasMore', async () => {
+    const settings = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`plugin-${String(i).padStart(3, '0')}`, { on: true }]));
+    const h = await startServer({ config: { plugins: { settings } } });
+    try {
+      const keys = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://config/{key}' }, argument: { name: 'key', value: 'plugins.settings.' } });
+      assert.equal(keys.completion.values.length, 100);
+      assert.equal(keys.completion.total, 150);
+      assert.equal(keys.completion.hasMore, true);
+      assert.equal(keys.completion.values[0], 'plugins.settings.plugin-000');
+    } finally {
+      await h.close();
+    }
   });
 });
 
