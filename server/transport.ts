@@ -425,7 +425,9 @@ export class HardenedStdioTransport implements Transport {
       }));
       return false;
     }
-    const slot = this.limiter.take();
+    // MCP: the receiver of a ping must answer it promptly. A ping costs nothing to answer, so it is neither refused
+    // nor counted (a client's keep-alive pings leave its requests their whole allowance).
+    const slot = method === 'ping' ? ({ ok: true } as const) : this.limiter.take();
     if (!slot.ok) {
       const body = rateLimitedError(this.options.limits, slot.retryAfterMs);
       this.options.log('warn', `${method} rejected: rate limit`, { id, retryAfterMs: slot.retryAfterMs });

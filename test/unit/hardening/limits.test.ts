@@ -56,10 +56,10 @@ describe('rate limit over real stdio', function () {
   afterEach(() => server.stop());
 
   it('answers the 101st request within the window with -32003 and retryAfterMs, and a later request succeeds', async () => {
-    // The window only has to hold initialize and 100 pings; 10 s leaves a loaded machine plenty of room.
+    // The window only has to hold initialize and 100 requests; 10 s leaves a loaded machine plenty of room.
     server = new RawServer({ env: { NOTESAPP_TEST_HOOKS: '1', NOTESAPP_TEST_RATE_WINDOW_MS: '10000' } });
     await server.initialize(); // request 1
-    for (let i = 2; i <= 101; i++) server.send({ jsonrpc: '2.0', id: i, method: 'ping' });
+    for (let i = 2; i <= 101; i++) server.send({ jsonrpc: '2.0', id: i, method: 'prompts/list' });
     const limited = await server.waitFor((m) => m.id === 101);
     const accepted = await Promise.all(Array.from({ length: 99 }, (_, i) => server.waitFor((m) => m.id === i + 2)));
     assert.ok(accepted.every((m) => m.result !== undefined), 'the first 100 requests are served');
@@ -72,7 +72,24 @@ describe('rate limit over real stdio', function () {
     assert.ok(retryAfterMs > 0 && retryAfterMs <= 10_000, `retryAfterMs ${retryAfterMs}`);
     // Waiting is the behaviour under test: the error says how long, and after that the server serves again.
     await new Promise((resolve) => setTimeout(resolve, retryAfterMs + 50));
-    assert.deepEqual((await server.request('later', 'ping')).result, {});
+    assert.ok((await server.request('later', 'prompts/list')).result);
+  });
+
+  it('answers ping at any rate, and pings use up none of the limit', async () => {
+    server = new RawServer({ env: { NOTESAPP_TEST_HOOKS: '1', NOTESAPP_TEST_RATE_WINDOW_MS: '20000' } });
+    await server.initialize(); // request 1
+    // 150 keep-alive pings: each answered, none counted.
+    for (let i = 0; i < 150; i++) server.send({ jsonrpc: '2.0', id: `ping-${i}`, method: 'ping' });
+    const pings = await Promise.all(Array.from({ length: 150 }, (_, i) => server.waitFor((m) => m.id === `ping-${i}`)));
+    assert.ok(pings.every((m) => m.error === undefined && m.result !== undefined), 'every ping is answered');
+    // The other 99 requests of the allowance are still there.
+    for (let i = 2; i <= 100; i++) server.send({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'list_files', arguments: {} } });
+    const calls = await Promise.all(Array.from({ length: 99 }, (_, i) => server.waitFor((m) => m.id === i + 2)));
+    assert.ok(calls.every((m) => m.result !== undefined), 'the first 100 requests are served');
+    // The limit is reached: other requests are refused, a ping is still answered.
+    assert.equal((await server.request('over', 'tools/list')).error?.code, -32003);
+    assert.deepEqual((await server.request('ping-after', 'ping')).result, {});
+    assert.equal((await server.request('completion', 'completion/complete', { ref: { type: 'ref/prompt', name: 'summarize-note' }, argument: { name: 'path', value: '' } })).error?.code, -32003);
   });
 
   it('refuses a nonsense limit flag at start-up with usage, exit status 2', () => {
@@ -84,7 +101,7 @@ describe('rate limit over real stdio', function () {
 
   it('lets --rate-limit raise the limit for benchmarks', async () => {
     server = new RawServer({ args: ['--rate-limit', '300'] });
-    for (let i = 1; i <= 250; i++) server.send({ jsonrpc: '2.0', id: i, method: 'ping' });
+    for (let i = 1; i <= 250; i++) server.send({ jsonrpc: '2.0', id: i, method: 'prompts/list' });
     const replies = await Promise.all(Array.from({ length: 250 }, (_, i) => server.waitFor((m) => m.id === i + 1)));
     assert.ok(replies.every((m) => m.result !== undefined));
   });
