@@ -1,5 +1,5 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { NotesConfig } from '../src/core/config/schema';
@@ -8,6 +8,7 @@ import { registerResources } from './resources';
 import { NotesContext } from './tools/context';
 import { skipsOutputCheck } from './structured-json';
 import { registerTools } from './tools/index';
+import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 import { SERVER_NAME, SERVER_VERSION } from './version';
 
 export interface NotesServerDeps {
@@ -72,12 +73,58 @@ export function skipCheckOfEncodedAnswers(server: McpServer): void {
   };
 }
 
+/**
+ * A tools/call naming no tool of the server, or a disabled one, is a protocol error in every MCP revision: JSON-RPC
+ * -32602. The SDK's tools/call handler answers it with a tool result (`isError`) instead. This puts a check of the
+ * name in front of that handler, which still does everything else (arguments, the call, the result): the SDK
+ * installs its handler through the server's setRequestHandler at the first registerTool (when the tools capability
+ * is not given to its constructor, which would install it at once), and gets it wrapped here. Tools are known by
+ * what registerTool returned, so that tools registered later (the test hooks) count too. `disabledBy` names the
+ * setting that disables a tool. Call before any tool is registered; returns whether the handler was wrapped.
+ */
+export function refuseUnknownTools(server: McpServer, disabledBy: (name: string) => string | undefined): () => boolean {
+  let wrapped = false;
+  const tools = new Map<string, RegisteredTool>();
+  const registerTool = server.registerTool.bind(server) as (name: string, config: never, callback: never) => RegisteredTool;
+  server.registerTool = ((name: string, config: never, callback: never) => {
+    const tool = registerTool(name, config, callback);
+    tools.set(name, tool);
+    return tool;
+  }) as typeof server.registerTool;
+
+  const check = (name: string): void => {
+    const tool = tools.get(name);
+    if (tool?.enabled) return;
+    if (tool) {
+      const setting = disabledBy(name);
+      const details = `Tool ${name} is disabled${setting ? `: ${setting}` : ''}. It is not in tools/list while it is disabled.`;
+      throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { details, tool: name });
+    }
+    const available = [...tools].filter(([, t]) => t.enabled).map(([n]) => n);
+    const details = `Unknown tool "${name}". This server's tools: ${available.join(', ') || 'none'}.`;
+    throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { details, tool: name });
+  };
+  const protocol = server.server;
+  const setRequestHandler = protocol.setRequestHandler.bind(protocol);
+  protocol.setRequestHandler = ((schema: { shape?: { method?: { value?: unknown } } }, handler: (request: { params: { name: string } }, extra: unknown) => unknown) => {
+    if (schema.shape?.method?.value !== 'tools/call') return setRequestHandler(schema as never, handler as never);
+    protocol.setRequestHandler = setRequestHandler; // the SDK installs its handler once
+    wrapped = true;
+    return setRequestHandler(schema as never, ((request: { params: { name: string } }, extra: unknown) => {
+      check(request.params.name);
+      return handler(request, extra);
+    }) as never);
+  }) as typeof protocol.setRequestHandler;
+  return () => wrapped;
+}
+
 export function createNotesServer(deps: NotesServerDeps): McpServer {
   const disabled = disabledCategories(deps.config);
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Notes', version: SERVER_VERSION },
     {
-      capabilities: { resources: { subscribe: true, listChanged: true }, tools: { listChanged: true }, prompts: { listChanged: true }, completions: {} },
+      // tools: { listChanged: true } is declared by the first registerTool (see refuseUnknownTools).
+      capabilities: { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
       instructions:
         `Notes workspace at ${deps.workspaceRoot}. Notes are markdown files; every path in arguments and results is workspace-relative with "/" separators. ` +
         'Use search_files to find notes, get_note_metadata for frontmatter, tags and links, and the editor tools to work in the note open in VS Code.' +
@@ -87,7 +134,13 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   );
   skipCheckOfEncodedAnswers(server);
   const ctx = new NotesContext(server, deps);
+  const toolCallsChecked = refuseUnknownTools(server, (name) => {
+    const category = ctx.toolCategories.get(name);
+    return category && `integrations.mcp.tools.${category} is false in the configuration`;
+  });
   registerTools(ctx);
+  // Another version of the SDK could install its tools/call handler some other way: fail here, not answer wrongly.
+  if (!toolCallsChecked()) throw new Error('the MCP SDK did not install its tools/call handler through setRequestHandler');
   const watchers = registerResources(ctx);
   registerPrompts(ctx);
   // Live configuration (see NotesContext.applyConfig); stopped with the connection so the process can exit.

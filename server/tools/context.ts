@@ -46,6 +46,8 @@ export interface ContextDeps {
 
 export class NotesContext {
   readonly bridge: EditorBridgeClient;
+  /** The category (`integrations.mcp.tools` key) of each tool, by name. */
+  readonly toolCategories = new Map<string, string>();
   /** Metadata, tasks and summaries of notes: large notes are parsed in a worker thread. */
   readonly analyser: NoteAnalyser;
   private guardPromise: Promise<PathGuard> | undefined;

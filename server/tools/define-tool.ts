@@ -81,8 +81,9 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
       }
     }) as never,
   );
+  ctx.toolCategories.set(spec.name, spec.category);
   if (!ctx.config.integrations.mcp.tools[spec.category]) {
-    // Absent from tools/list; a call answers "Tool <name> disabled".
+    // Absent from tools/list; a call answers error -32602 naming the setting (see refuseUnknownTools).
     registered.disable();
   }
   // A category switched in the config file of a running server: the SDK sends notifications/tools/list_changed.

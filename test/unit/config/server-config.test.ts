@@ -173,9 +173,11 @@ describe('a running MCP server follows changes of its config file', function () 
     await new ConfigStore({ file: tmp.file }).updateConfig({ integrations: { mcp: { tools: { search: false } } } });
     await stderrShows(/changed; the new values apply from the next request/);
     assert.equal((await names()).includes('search_files'), false, 'search_files left tools/list');
-    const call = await client.callTool({ name: 'search_files', arguments: { query: 'x' } });
-    assert.equal(call.isError, true);
-    assert.match(JSON.stringify(call.content), /disabled/);
+    await assert.rejects(client.callTool({ name: 'search_files', arguments: { query: 'x' } }), (err: Error & { code?: number }) => {
+      assert.equal(err.code, -32602);
+      assert.match(err.message, /Tool search_files is disabled: integrations\.mcp\.tools\.search is false/);
+      return true;
+    });
     assert.ok(changed.length >= 1, 'tools/list_changed was sent');
     stderr = '';
     await new ConfigStore({ file: tmp.file }).updateConfig({ integrations: { mcp: { tools: { search: true } } } });

@@ -4,7 +4,19 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callError, callOk, serverJs, startServer } from './harness';
+
+/** A tools/call that must be answered with a JSON-RPC error (not a tool result); returns its message. */
+async function callRefused(client: Client, name: string, args: Record<string, unknown>, code: number): Promise<string> {
+  let message = '';
+  await assert.rejects(client.callTool({ name, arguments: args }), (err: Error & { code?: number }) => {
+    assert.equal(err.code, code, err.message);
+    message = err.message;
+    return true;
+  });
+  return message;
+}
 
 const demoNotes = path.resolve(__dirname, '../../../media/demo-notes');
 
@@ -50,13 +62,31 @@ describe('MCP tools/list', () => {
     }
   });
 
+  it('answers a call to a tool it does not have with JSON-RPC error -32602 naming its tools, and bad arguments with a tool error', async () => {
+    const h = await startServer();
+    try {
+      for (const name of ['no_such_tool', 'toString', '__proto__', '']) {
+        const refused = await callRefused(h.client, name, {}, -32602);
+        assert.match(refused, /Unknown tool ".*"\. This server's tools: read_file, write_file, list_files/);
+        assert.doesNotMatch(refused, /MCP error -32602: MCP error/);
+      }
+      // Arguments that do not fit the tool's schema stay a tool error, which the model reads and corrects.
+      assert.match(await callError(h.client, 'read_file', { path: 5 }), /Input validation error: Invalid arguments for tool read_file/);
+      assert.match(await callError(h.client, 'read_file', {}), /Input validation error/);
+      await callOk(h.client, 'read_file', { path: 'index.md' });
+    } finally {
+      await h.close();
+    }
+  });
+
   for (const [category, names] of Object.entries(CATEGORIES)) {
     it(`integrations.mcp.tools.${category}: false removes ${names.length === 1 ? names[0] : `its ${names.length} tools`} and a call says it is disabled`, async () => {
       const h = await startServer({ config: { integrations: { mcp: { tools: { [category]: false } } } } });
       try {
         const listed = (await h.client.listTools()).tools.map((t) => t.name).sort();
         assert.deepEqual(listed, ALL.filter((n) => !names.includes(n)));
-        assert.match(await callError(h.client, names[0], { path: 'index.md', query: 'x', content: 'x', title: 'x', metadata: {} }), new RegExp(`${names[0]} disabled`));
+        const refused = await callRefused(h.client, names[0], { path: 'index.md', query: 'x', content: 'x', title: 'x', metadata: {} }, -32602);
+        assert.match(refused, new RegExp(`Tool ${names[0]} is disabled: integrations\\.mcp\\.tools\\.${category} is false in the configuration`));
         assert.match(h.client.getInstructions() ?? '', new RegExp(`Disabled tool categories \\(integrations\\.mcp\\.tools\\): ${category}`));
         // Other categories keep working.
         const other = names.includes('list_files') ? 'extract_tasks' : 'list_files';
