@@ -13,6 +13,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import { isNotesError } from '../src/core/errors';
@@ -273,22 +274,48 @@ export function registerResources(ctx: NotesContext): Disposable {
   return registerSubscriptions(ctx);
 }
 
-/** Cursor of a page of the resources other than notes: this, then the index of the first; no note path starts with `/`. */
+/** Position of a page of the resources other than notes: this, then the index of the first; no note path starts with `/`. */
 const OTHERS_CURSOR = '/resources/';
 
-function otherCursor(cursor: string): number | undefined {
-  if (!cursor.startsWith(OTHERS_CURSOR)) return undefined;
-  const at = cursor.slice(OTHERS_CURSOR.length);
+function otherCursor(position: string): number | undefined {
+  if (!position.startsWith(OTHERS_CURSOR)) return undefined;
+  const at = position.slice(OTHERS_CURSOR.length);
   return /^(0|[1-9][0-9]{0,8})$/.test(at) ? Number(at) : undefined;
+}
+
+/** Signs the cursors this process issues, so that one it did not issue is told apart (see readCursor). */
+const CURSOR_KEY = randomBytes(32);
+
+function cursorMac(body: string): string {
+  return createHmac('sha256', CURSOR_KEY).update(body).digest('base64url').slice(0, 22);
+}
+
+/** The opaque cursor for a position in the list (a note path, or an OTHERS_CURSOR position): it, encoded, and its signature. */
+function issueCursor(position: string): string {
+  const body = Buffer.from(position, 'utf8').toString('base64url');
+  return `${body}.${cursorMac(body)}`;
+}
+
+/**
+ * The position a cursor of issueCursor's stands for. Any other string (made up, altered, or from another run of the
+ * server) is MCP's "invalid cursor", error -32602: read as a position it would restart the list or skip a part of it.
+ */
+function readCursor(cursor: string): string {
+  const dot = cursor.lastIndexOf('.');
+  if (dot > 0 && cursor.slice(dot + 1) === cursorMac(cursor.slice(0, dot))) return Buffer.from(cursor.slice(0, dot), 'base64url').toString('utf8');
+  const shown = cursor.length > 100 ? `${cursor.slice(0, 100)}…` : cursor;
+  const details = `Invalid cursor "${shown}": it is not a nextCursor this server gave. List from the first page (no cursor), then pass each page's nextCursor as it is.`;
+  throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { details });
 }
 
 /**
  * resources/read and resources/list in place of the SDK's (set when the first resource was registered): a URI
  * that is none of our resources answers MCP's -32002 "Resource not found" (the SDK answers -32602), and the list
  * comes in pages, the other resources first and then the notes, NOTES_PER_PAGE at a time, each page's
- * `nextCursor` the path of its last note (the SDK's lists everything in one reply, which for 50 000 notes is
- * megabytes). A note created or deleted between pages neither shifts nor repeats the others. Other resources
- * beyond a page come first, a page at a time, with cursors of their own (OTHERS_CURSOR).
+ * `nextCursor` standing for the path of its last note (the SDK's lists everything in one reply, which for 50 000
+ * notes is megabytes). A note created or deleted between pages neither shifts nor repeats the others. Other
+ * resources beyond a page come first, a page at a time, with cursors of their own (OTHERS_CURSOR). Cursors are
+ * signed (issueCursor): one the server did not give answers -32602.
  */
 function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void {
   const { server } = ctx;
@@ -304,7 +331,8 @@ function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void 
   });
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request): Promise<ListResourcesResult> => {
     const cursor = request.params?.cursor;
-    const fromOther = cursor === undefined ? 0 : otherCursor(cursor);
+    const position = cursor === undefined ? undefined : readCursor(cursor);
+    const fromOther = position === undefined ? 0 : otherCursor(position);
     const resources: Resource[] = [];
     if (fromOther !== undefined) {
       // They follow from the configuration alone: made once per configuration read.
@@ -318,15 +346,15 @@ function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void 
       // More than a page of them (tens of thousands of plugins named): they come a page at a time first.
       if (others.length - fromOther > NOTES_PER_PAGE) {
         const end = fromOther + NOTES_PER_PAGE;
-        return { resources: others.slice(fromOther, end), nextCursor: `${OTHERS_CURSOR}${end}` };
+        return { resources: others.slice(fromOther, end), nextCursor: issueCursor(`${OTHERS_CURSOR}${end}`) };
       }
       for (let i = fromOther; i < others.length; i++) resources.push(others[i]);
     }
     const notes = await ctx.listNotes();
-    const start = fromOther !== undefined ? 0 : firstAfter(notes, cursor as string);
+    const start = fromOther !== undefined ? 0 : firstAfter(notes, position as string);
     const end = Math.min(notes.length, start + NOTES_PER_PAGE);
     for (let i = start; i < end; i++) resources.push(noteResource(notes[i]));
-    return end < notes.length ? { resources, nextCursor: notes[end - 1] } : { resources };
+    return end < notes.length ? { resources, nextCursor: issueCursor(notes[end - 1]) } : { resources };
   });
 }
 

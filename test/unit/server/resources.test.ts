@@ -263,13 +263,29 @@ describe('MCP resources/list in pages', () => {
       cursor = page.nextCursor;
     } while (cursor !== undefined && pages.length < 10);
     assert.deepEqual(pages.map((p) => p.resources.filter((r) => r.uri.startsWith('notesapp://notes/')).length), [2000, 2000, 500]);
-    assert.deepEqual(pages.map((p) => p.nextCursor), [name(1999), name(3999), undefined]);
+    assert.deepEqual(pages.map((p) => typeof p.nextCursor), ['string', 'string', 'undefined']);
     const notes = pages.flatMap((p) => p.resources.filter((r) => r.uri.startsWith('notesapp://notes/')).map((r) => r.name));
     assert.deepEqual(notes, Array.from({ length: count }, (_, i) => name(i)));
     // The workspace, theme and configuration come once, on the first page.
     const others = pages.map((p) => p.resources.filter((r) => !r.uri.startsWith('notesapp://notes/')).map((r) => r.uri));
     assert.ok(others[0].includes('notesapp://workspace/info') && others[0].includes('notesapp://theme/current') && others[0].includes('notesapp://config/editor'), others[0].join(' '));
     assert.deepEqual(others.slice(1), [[], []]);
+  });
+
+  it('answers a cursor it did not give with -32602 "invalid cursor", and keeps serving', async () => {
+    const first = await h.client.listResources();
+    const issued = first.nextCursor!;
+    const tampered = `${issued.slice(0, -1)}${issued.endsWith('A') ? 'B' : 'A'}`;
+    // The path of a page's last note, a page of other resources by number, nonsense, and a cursor altered by a byte.
+    for (const cursor of [name(1999), '/resources/99999', 'garbage cursor', '', 'zzz', tampered]) {
+      await assert.rejects(h.client.listResources({ cursor }), (err: Error & { code?: number }) => {
+        assert.equal(err.code, -32602, `${JSON.stringify(cursor)}: ${err.message}`);
+        assert.match(err.message, /Invalid cursor .*not a nextCursor this server gave/);
+        return true;
+      });
+    }
+    const second = await h.client.listResources({ cursor: issued });
+    assert.equal(second.resources[0].name, name(2000));
   });
 
   it('completes note paths with the number of matches and hasMore when there are more than the 100 sent', async () => {
@@ -289,7 +305,7 @@ describe('MCP resources/list in pages', () => {
 
   it('neither repeats nor skips a note when notes are created and deleted between pages', async () => {
     const first = await h.client.listResources();
-    assert.equal(first.nextCursor, name(1999));
+    assert.equal(first.resources.at(-1)?.name, name(1999));
     fs.writeFileSync(path.join(workspace, 'n/0000a.md'), 'before the cursor\n');
     fs.rmSync(path.join(workspace, name(2000)));
     fs.writeFileSync(path.join(workspace, 'n/2500a.md'), 'after the cursor\n');
