@@ -16,6 +16,7 @@ import {
 import { createHmac, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
+import type { NotesConfig } from '../src/core/config/schema';
 import { isNotesError } from '../src/core/errors';
 import { watchFileContent, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
@@ -71,6 +72,33 @@ function asResourceError(err: unknown, uri: string): never {
 
 function redactedConfig(ctx: NotesContext): Record<string, unknown> {
   return redactConfig(ctx.config);
+}
+
+/** The body of notesapp://theme/current under `config`. */
+function themeBody(config: NotesConfig): Record<string, unknown> {
+  const { theme, customTheme, editor } = config;
+  return {
+    theme,
+    customTheme,
+    fonts: { fontFamily: editor.fontFamily, monospaceFontFamily: editor.monospaceFontFamily, fontSize: editor.fontSize, lineHeight: editor.lineHeight },
+  };
+}
+
+/** The body of notesapp://plugins/{name} under `config`. */
+function pluginBody(config: NotesConfig, name: string): Record<string, unknown> {
+  // No plugin host runs in this process yet: every plugin is honestly reported as not installed.
+  return {
+    name,
+    installed: false,
+    enabled: config.plugins.enabled.includes(name),
+    status: 'not installed',
+    settings: redactPluginSettings(config.plugins.settings)[name] ?? {},
+  };
+}
+
+/** The settings notesapp://workspace/info shows besides the note count and size. */
+function workspaceSettings(config: NotesConfig): Record<string, unknown> {
+  return { workspace: config.workspace, files: config.files, search: config.search };
 }
 
 /** The -32002 answer to a configuration key that does not exist. */
@@ -204,10 +232,7 @@ export function registerResources(ctx: NotesContext): Disposable {
     WORKSPACE_INFO_URI,
     { title: 'Workspace info', description: 'The workspace record {path, name, noteCount, size} and the workspace-related settings.', mimeType: 'application/json' },
     async (uri) =>
-      json(uri.href, {
-        ...(await currentWorkspaceInfo(ctx)),
-        settings: { workspace: ctx.config.workspace, files: ctx.config.files, search: ctx.config.search },
-      }),
+      json(uri.href, { ...(await currentWorkspaceInfo(ctx)), settings: workspaceSettings(ctx.config) }),
   );
 
   templated(
@@ -235,14 +260,7 @@ export function registerResources(ctx: NotesContext): Disposable {
     'theme',
     THEME_URI,
     { title: 'Current theme', description: 'The theme setting (light, dark, system or custom), the custom theme colors, and the editor fonts.', mimeType: 'application/json' },
-    async (uri) => {
-      const { theme, customTheme, editor } = ctx.config;
-      return json(uri.href, {
-        theme,
-        customTheme,
-        fonts: { fontFamily: editor.fontFamily, monospaceFontFamily: editor.monospaceFontFamily, fontSize: editor.fontSize, lineHeight: editor.lineHeight },
-      });
-    },
+    async (uri) => json(uri.href, themeBody(ctx.config)),
   );
 
   templated(
@@ -256,17 +274,7 @@ export function registerResources(ctx: NotesContext): Disposable {
       description: 'Plugin metadata and status: {name, installed, enabled, status, settings}. Setting values are redacted (they may hold secrets); their names are shown.',
       mimeType: 'application/json',
     },
-    async (uri, variables) => {
-      const name = decodePart(String(variables.name), uri.href);
-      // No plugin host runs in this process yet: every plugin is honestly reported as not installed.
-      return json(uri.href, {
-        name,
-        installed: false,
-        enabled: ctx.config.plugins.enabled.includes(name),
-        status: 'not installed',
-        settings: redactPluginSettings(ctx.config.plugins.settings)[name] ?? {},
-      });
-    },
+    async (uri, variables) => json(uri.href, pluginBody(ctx.config, decodePart(String(variables.name), uri.href))),
     async () => pluginNames(ctx).map((n) => ({ uri: `notesapp://plugins/${encodeURIComponent(n)}`, name: `plugin ${n}`, mimeType: 'application/json' })),
   );
 
@@ -358,9 +366,28 @@ function registerReadAndList(ctx: NotesContext, entries: ResourceEntry[]): void 
   });
 }
 
-/** Resources besides notes that can be subscribed to (they change with the note set or a restart). */
+const PLUGIN_URI = /^notesapp:\/\/plugins\/([^/]+)$/;
+
+/** Resources besides notes that can be subscribed to (they change with the note set or the configuration). */
 function isFixedResource(uri: string): boolean {
-  return uri === WORKSPACE_INFO_URI || uri === THEME_URI || /^notesapp:\/\/plugins\/[^/]+$/.test(uri);
+  return uri === WORKSPACE_INFO_URI || uri === THEME_URI || PLUGIN_URI.test(uri);
+}
+
+/**
+ * What a read of a subscribed configuration, theme or plugin URI gives under `config`, as a string to compare;
+ * undefined for the other URIs (notes and workspace/info change with the files too: see registerSubscriptions).
+ */
+function configBodyOf(uri: string, config: NotesConfig): string | undefined {
+  if (uri === THEME_URI) return JSON.stringify(themeBody(config));
+  const plugin = PLUGIN_URI.exec(uri);
+  if (plugin) return JSON.stringify(pluginBody(config, decodePart(plugin[1], uri)));
+  if (uri.startsWith(CONFIG_URI_PREFIX)) return JSON.stringify(lookup(redactConfig(config), decodePart(uri.slice(CONFIG_URI_PREFIX.length), uri)));
+  return undefined;
+}
+
+/** What resources/list gives besides the notes under `config`: the configuration sections and the plugins. */
+function listedOthers(config: NotesConfig): string {
+  return JSON.stringify([Object.keys(config), [...new Set([...config.plugins.enabled, ...Object.keys(config.plugins.settings)])].sort()]);
 }
 
 /** resources/subscribe on a note watches the file; the note set is watched for list_changed. */
@@ -370,13 +397,18 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   const subscriptions = new Map<string, Disposable>();
   let snapshot: string | undefined;
 
-  /** `force`: a tool of ours created or deleted a file, so the set changed even if the snapshot was late. */
-  const checkNoteSet = async (force: boolean) => {
+  /**
+   * `force`: the list changed for sure (a tool of ours created or deleted a file, even if the snapshot was late; the
+   * configuration named other plugins). `infoChanged`: the settings notesapp://workspace/info shows changed. One
+   * list_changed, and one updated for workspace/info, however many reasons there are.
+   */
+  const checkNoteSet = async (force: boolean, infoChanged = false) => {
     try {
       const current = (await ctx.listNotes(true)).join('\n');
-      if ((force || (snapshot !== undefined && current !== snapshot)) && server.isConnected()) {
-        await server.server.sendResourceListChanged();
-        if (subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
+      const listChanged = force || (snapshot !== undefined && current !== snapshot);
+      if (server.isConnected()) {
+        if (listChanged) await server.server.sendResourceListChanged();
+        if ((listChanged || infoChanged) && subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
       }
       snapshot = current;
     } catch (err) {
@@ -385,17 +417,35 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   };
   let pending: NodeJS.Timeout | undefined;
   let forced = false;
-  const scheduleCheck = (force: boolean) => {
+  let infoForced = false;
+  const scheduleCheck = (force: boolean, infoChanged = false) => {
     forced ||= force;
+    infoForced ||= infoChanged;
     clearTimeout(pending);
     pending = setTimeout(() => {
       const f = forced;
+      const i = infoForced;
       forced = false;
-      void checkNoteSet(f);
+      infoForced = false;
+      void checkNoteSet(f, i);
     }, 100);
     pending.unref();
   };
   ctx.onNotesChanged(() => scheduleCheck(true));
+  // A changed config file: each subscribed configuration, theme or plugin URI whose value changed gets `updated`
+  // at once; the note set (files.excludePatterns and the like decide it), the other resources listed and
+  // workspace/info are checked as for a change of the files, giving at most one list_changed and one updated.
+  ctx.onConfigChanged((next, previous) => {
+    if (server.isConnected()) {
+      for (const uri of subscriptions.keys()) {
+        const before = configBodyOf(uri, previous);
+        if (before !== undefined && before !== configBodyOf(uri, next)) void server.server.sendResourceUpdated({ uri });
+      }
+    }
+    const othersChanged = listedOthers(previous) !== listedOthers(next);
+    const infoChanged = JSON.stringify(workspaceSettings(previous)) !== JSON.stringify(workspaceSettings(next));
+    if (othersChanged || infoChanged) scheduleCheck(othersChanged, infoChanged);
+  });
   // The first listing and the workspace index's folder watchers start after the handshake, never delaying it.
   let closed = false;
   const previousOnInitialized = server.server.oninitialized;
@@ -437,7 +487,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       if (!lookup(redactedConfig(ctx), key).found) throw unknownConfigKey(ctx, key, uri);
       subscriptions.set(uri, { dispose: () => undefined });
     } else if (isFixedResource(uri)) {
-      // Other resources change only with the note set (workspace/info) or with a restart (theme, plugins).
+      // Watched through the configuration (theme, plugins, workspace/info's settings) and the note set
+      // (workspace/info): see onConfigChanged and checkNoteSet above.
       subscriptions.set(uri, { dispose: () => undefined });
     } else {
       throw new ProtocolError(

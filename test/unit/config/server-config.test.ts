@@ -1,7 +1,7 @@
 // The MCP server reads config.json through loadConfigFile: old files migrated and broken fields defaulted, in memory only.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -213,6 +213,76 @@ describe('a running MCP server follows changes of its config file', function () 
     assert.equal(listed.includes('delete_file'), false, 'delete_file stays out of tools/list');
     assert.ok(listed.includes('search_files'), 'the other categories stay on');
     assert.equal(await configValue(client, 'theme'), defaultConfig().theme, 'everything else is the defaults');
+  });
+
+  /**
+   * Subscribes to `uris`, then records every resource notification from there on. Notifications the server may have
+   * sent at start (the note set checked after the handshake) are let pass first.
+   */
+  async function recordResourceNotifications(uris: string[]): Promise<string[]> {
+    for (const uri of uris) await client.subscribeResource({ uri });
+    await client.listResources();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const seen: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => {
+      seen.push(`updated ${n.params.uri}`);
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+      seen.push('list_changed');
+    });
+    return seen;
+  }
+
+  const waitUntil = async (what: string, done: () => boolean, ms = 10_000): Promise<void> => {
+    for (const end = Date.now() + ms; !done(); ) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+
+  it('tells subscribers of configuration, theme, plugin and workspace resources that changed, once each, and sends one list_changed', async () => {
+    fs.mkdirSync(path.join(tmp.dir, 'ws', 'archive'));
+    fs.writeFileSync(path.join(tmp.dir, 'ws', 'archive', 'old.md'), '# Old\n');
+    const uris = ['notesapp://config/editor.fontSize', 'notesapp://theme/current', 'notesapp://workspace/info', 'notesapp://plugins/foo', 'notesapp://config/search', 'notesapp://config/editor.lineHeight'];
+    const seen = await recordResourceNotifications(uris);
+    assert.ok((await client.listResources()).resources.some((r) => r.uri === 'notesapp://notes/archive/old.md'));
+    await new ConfigStore({ file: tmp.file }).updateConfig({
+      theme: 'dark',
+      editor: { fontSize: 20 },
+      plugins: { enabled: ['foo'] },
+      files: { excludePatterns: ['**/node_modules/**', '**/.git/**', '**/archive/**'] },
+    });
+    await stderrShows(/changed; the new values apply from the next request/);
+    await waitUntil('list_changed and workspace/info updated', () => seen.includes('list_changed') && seen.includes('updated notesapp://workspace/info'));
+    await new Promise((resolve) => setTimeout(resolve, 500)); // no more may follow
+    assert.deepEqual([...seen].sort(), [
+      'list_changed',
+      'updated notesapp://config/editor.fontSize',
+      'updated notesapp://plugins/foo',
+      'updated notesapp://theme/current',
+      'updated notesapp://workspace/info',
+    ]);
+    // What the notifications announced is what a read and the list now give.
+    assert.equal(await configValue(client, 'editor.fontSize'), 20);
+    const [themeBody] = (await client.readResource({ uri: 'notesapp://theme/current' })).contents;
+    assert.ok(themeBody && 'text' in themeBody);
+    assert.equal((JSON.parse(themeBody.text) as { theme: string }).theme, 'dark');
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    assert.ok(listed.includes('notesapp://plugins/foo'));
+    assert.ok(!listed.includes('notesapp://notes/archive/old.md'));
+  });
+
+  it('sends nothing for a configuration change no subscribed resource and not the resource list shows', async () => {
+    const seen = await recordResourceNotifications(['notesapp://config/editor.fontSize', 'notesapp://theme/current', 'notesapp://notes/big.md']);
+    await new ConfigStore({ file: tmp.file }).updateConfig({ security: { maxFileSize: 200000 }, ui: { sidebarWidth: 300 } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    assert.deepEqual(seen, []);
+    // A subscription to the theme still hears of a change of it, and only it.
+    await new ConfigStore({ file: tmp.file }).updateConfig({ editor: { lineHeight: 2 } });
+    await waitUntil('theme updated', () => seen.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(seen, ['updated notesapp://theme/current']);
   });
 
   it('reports an invalid edit on stderr and writes nothing beside the file (the extension makes the backups)', async () => {
