@@ -18,6 +18,7 @@ import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import type { NotesConfig } from '../src/core/config/schema';
 import { isNotesError } from '../src/core/errors';
+import { isNoteFile } from '../src/core/workspace/file-types';
 import { watchFileContent, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
 import { firstAfter } from './tools/list-page';
@@ -396,6 +397,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
   const subscriptions = new Map<string, Disposable>();
   let snapshot: string | undefined;
+  /** Whether the first snapshot of the note set is taken, or being taken: until then, snapshot may stay unset. */
+  let ready = false;
 
   /**
    * `force`: the list changed for sure (a tool of ours created or deleted a file, even if the snapshot was late; the
@@ -403,6 +406,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
    * list_changed, and one updated for workspace/info, however many reasons there are.
    */
   const checkNoteSet = async (force: boolean, infoChanged = false) => {
+    // Until the first snapshot is taken (see oninitialized), only a change known for sure is announced.
+    if (!ready && !force && !infoChanged) return;
     try {
       const current = (await ctx.listNotes(true)).join('\n');
       const listChanged = force || (snapshot !== undefined && current !== snapshot);
@@ -448,18 +453,29 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   });
   // The first listing and the workspace index's folder watchers start after the handshake, never delaying it.
   let closed = false;
+  let initialized = false;
   const previousOnInitialized = server.server.oninitialized;
   server.server.oninitialized = () => {
     previousOnInitialized?.();
+    // A client that sends notifications/initialized again starts nothing again (nor announces the list again).
+    if (initialized) return;
+    initialized = true;
     void ctx.workspaceIndex().then(async (index) => {
       index?.onFilesChanged(() => !closed && scheduleCheck(false));
-      if (!index) return checkNoteSet(false);
-      // The first snapshot waits for the first answers (taking it costs tens of milliseconds with 50 000 files); a
-      // change to the list meanwhile, which a client may have seen half of, is announced.
+      if (!index) {
+        ready = true;
+        return checkNoteSet(false);
+      }
+      // The first snapshot is the list the first answers were made from, turned into a string only once they are out
+      // (that takes tens of milliseconds with 50 000 files): list_changed follows when the list differs from it by
+      // then, not merely because the index looked at a folder again (one changed less than 3 s before the start is).
       await index.listing();
-      const version = index.version;
+      const listed = index.listed() ? [...index.listFiles()] : undefined; // a copy: the index's list changes in place
       await index.answered();
-      if (!closed) await checkNoteSet(index.version !== version);
+      if (closed) return;
+      ready = true;
+      if (listed && snapshot === undefined) snapshot = listed.filter((f) => isNoteFile(f, ctx.config.files.fileExtension)).join('\n');
+      await checkNoteSet(false);
     });
   };
 

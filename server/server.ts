@@ -157,9 +157,12 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   // the text worker threads boot meanwhile, on other cores.
   ctx.prepareBackgroundWork();
   const previousOnInitialized = server.server.oninitialized;
+  let initialized = false;
   server.server.oninitialized = () => {
     previousOnInitialized?.();
-    ctx.startBackgroundWork();
+    // Once: a client may send notifications/initialized again.
+    if (!initialized) ctx.startBackgroundWork();
+    initialized = true;
   };
   return server;
 }

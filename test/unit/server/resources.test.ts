@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { callOk, startServer, type Harness } from './harness';
+import { callOk, copyFixture, startServer, type Harness } from './harness';
 
 function jsonOf(contents: Array<{ text?: unknown; mimeType?: string }>, index = 0): Record<string, unknown> {
   assert.equal(contents[index].mimeType, 'application/json');
@@ -334,6 +334,36 @@ describe('MCP completion of configuration keys, more than 100 of them', () => {
       assert.equal(keys.completion.total, 150);
       assert.equal(keys.completion.hasMore, true);
       assert.equal(keys.completion.values[0], 'plugins.settings.plugin-000');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('MCP list_changed at start', () => {
+  it('is not sent when no note changed, though the folders were modified just before the start, nor for a repeated initialized', async () => {
+    // A fresh copy of the fixture and a note written just now: every folder is too recent for the early listing to
+    // trust, so the index reads them again after the handshake, and finds the same notes.
+    const workspace = copyFixture();
+    fs.writeFileSync(path.join(workspace, 'fresh.md'), '# Fresh\n');
+    const changes: string[] = [];
+    const h = await startServer({
+      workspace,
+      setup: (client) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changes.push('list_changed')),
+    });
+    try {
+      assert.ok((await callOk<{ files: string[] }>(h.client, 'list_files')).files.includes('fresh.md'));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await h.client.notification({ method: 'notifications/initialized' });
+      await h.client.notification({ method: 'notifications/initialized' });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.match(h.stderr(), /from the early listing/);
+      assert.deepEqual(changes, [], 'nothing changed, so nothing was announced');
+      // A real change still is, once.
+      fs.writeFileSync(path.join(workspace, 'later.md'), '# Later\n');
+      for (let i = 0; i < 200 && changes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.deepEqual(changes, ['list_changed']);
     } finally {
       await h.close();
     }
