@@ -399,6 +399,7 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   let snapshot: string | undefined;
   /** Whether the first snapshot of the note set is taken, or being taken: until then, snapshot may stay unset. */
   let ready = false;
+  let closed = false;
 
   /**
    * `force`: the list changed for sure (a tool of ours created or deleted a file, even if the snapshot was late; the
@@ -437,6 +438,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     pending.unref();
   };
   ctx.onNotesChanged(() => scheduleCheck(true));
+  // Changes other programs make, seen by the workspace index's watchers (see oninitialized below for when they count).
+  ctx.onFilesChanged(() => !closed && scheduleCheck(false));
   // A changed config file: each subscribed configuration, theme or plugin URI whose value changed gets `updated`
   // at once; the note set (files.excludePatterns and the like decide it), the other resources listed and
   // workspace/info are checked as for a change of the files, giving at most one list_changed and one updated.
@@ -452,7 +455,6 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     if (othersChanged || infoChanged) scheduleCheck(othersChanged, infoChanged);
   });
   // The first listing and the workspace index's folder watchers start after the handshake, never delaying it.
-  let closed = false;
   let initialized = false;
   const previousOnInitialized = server.server.oninitialized;
   server.server.oninitialized = () => {
@@ -461,7 +463,6 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     if (initialized) return;
     initialized = true;
     void ctx.workspaceIndex().then(async (index) => {
-      index?.onFilesChanged(() => !closed && scheduleCheck(false));
       if (!index) {
         ready = true;
         return checkNoteSet(false);

@@ -52,6 +52,7 @@ export class NotesContext {
   readonly analyser: NoteAnalyser;
   private guardPromise: Promise<PathGuard> | undefined;
   private readonly listeners = new Set<() => void>();
+  private readonly fileListeners = new Set<() => void>();
   private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
   private indexedSearch: IndexedSearch | undefined;
   private scan: { settings: string; search: ScanSearch } | undefined;
@@ -99,11 +100,11 @@ export class NotesContext {
    * without watchers it could not stay fresh, so every listing and search reads the disk then.
    */
   workspaceIndex(): Promise<WorkspaceIndex | undefined> {
-    this.indexPromise ??= (async () => {
+    const made: Promise<WorkspaceIndex | undefined> = (this.indexPromise ??= (async () => {
       const { files, security, performance } = this.config;
       if (!files.watchForChanges) return undefined;
       const guard = await this.guard();
-      return new WorkspaceIndex({
+      const index = new WorkspaceIndex({
         root: guard.realRoot,
         excludePatterns: files.excludePatterns,
         showHiddenFiles: files.showHiddenFiles,
@@ -114,8 +115,21 @@ export class NotesContext {
         log: this.deps.log,
         waitForOutput: this.deps.waitForOutput,
       });
-    })();
-    return this.indexPromise;
+      // Only the index in use reports: one replaced by a settings change watches by the old settings until disposed.
+      index.onFilesChanged(() => {
+        if (this.indexPromise === made) for (const listener of this.fileListeners) listener();
+      });
+      return index;
+    })());
+    return made;
+  }
+
+  /**
+   * Called when a watcher changed the list of files of the index in use, whichever index that is: a change of the
+   * file settings replaces it (see applyConfig).
+   */
+  onFilesChanged(listener: () => void): void {
+    this.fileListeners.add(listener);
   }
 
   /**

@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ConfigStore } from '../../../src/core/config/store';
 import { callOk, copyFixture, startServer, type Harness } from './harness';
 
 function jsonOf(contents: Array<{ text?: unknown; mimeType?: string }>, index = 0): Record<string, unknown> {
@@ -364,6 +365,34 @@ describe('MCP list_changed at start', () => {
       for (let i = 0; i < 200 && changes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.deepEqual(changes, ['list_changed']);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('MCP list_changed after the file settings changed', () => {
+  it('tells the client of a note another program creates where only the new files.excludePatterns list notes', async () => {
+    const workspace = copyFixture();
+    fs.mkdirSync(path.join(workspace, 'hidden-away'));
+    const changes: string[] = [];
+    const h = await startServer({
+      workspace,
+      config: { files: { excludePatterns: ['**/node_modules/**', '**/hidden-away/**'] } },
+      setup: (client) => client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void changes.push('list_changed')),
+    });
+    try {
+      await callOk(h.client, 'list_files');
+      await new ConfigStore({ file: h.configPath }).updateConfig({ files: { excludePatterns: ['**/node_modules/**'] } });
+      for (let i = 0; i < 400 && !/changed; the new values apply/.test(h.stderr()); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      // The next listing is made by the new settings' index, which watches the folder.
+      await callOk(h.client, 'list_files');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      changes.length = 0;
+      fs.writeFileSync(path.join(workspace, 'hidden-away', 'found.md'), '# Found\n');
+      for (let i = 0; i < 200 && changes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.deepEqual(changes, ['list_changed']);
+      assert.ok((await h.client.listResources()).resources.some((r) => r.uri === 'notesapp://notes/hidden-away/found.md'));
     } finally {
       await h.close();
     }
