@@ -115,7 +115,9 @@ migrates only in memory) and applies a change from the next request on: \`securi
 \`search_files\`' description, which quotes the search settings, is updated with one \`tools/list_changed\`),
 \`plugins.settings\` (new secrets are masked in the log at once), \`development.debugLogging\` and
 \`integrations.mcp.tools\` (a switched category leaves or rejoins \`tools/list\` and the client gets one
-\`notifications/tools/list_changed\` for the change, however many tools it moves). Read only at start, so they need a restart ("Notes: Restart MCP Server", or
+\`notifications/tools/list_changed\` for the change, however many tools it moves). Clients subscribed to a
+configuration, theme, plugin or workspace resource whose value changed get one \`notifications/resources/updated\`
+for it, and one \`notifications/resources/list_changed\` when the resource list changed (see *Resources*). Read only at start, so they need a restart ("Notes: Restart MCP Server", or
 restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defaultPath\` (the folder served).
 
 - **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
