@@ -4,7 +4,8 @@
 export type LineMatch = [number, string, string];
 
 /**
- * Finds the first match on each line. Self-contained on purpose: its source text also runs inside the text
+ * Finds the first match on each line that is not empty (an empty one is skipped and the line searched on, so
+ * `\d*` finds `42` in `Total: 42`). Self-contained on purpose: its source text also runs inside the text
  * worker, so it must not refer to anything outside itself.
  *
  * `wholeText`: look for candidates in the whole text first and check only the lines they fall on. Gives the same
@@ -17,13 +18,24 @@ export type LineMatch = [number, string, string];
  * for any pattern.
  */
 export function matchLines(text: string, source: string, flags: string, limit: number, wholeText = false, required?: readonly string[]): LineMatch[] {
-  const re = new RegExp(source, flags);
+  // Global, so that the search of a line can go on after an empty match.
+  const re = new RegExp(source, `${flags}g`);
+  const unicode = flags.includes('u');
   const out: LineMatch[] = [];
   const check = (lineNo: number, raw: string) => {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     re.lastIndex = 0;
-    const m = re.exec(line);
-    if (!m || m[0] === '') return; // an empty match says nothing useful about a line
+    let m = re.exec(line);
+    // An empty match says nothing useful about a line, but need not be its only one (`\d*` on `Total: 42`): the
+    // search goes on one character further, as ripgrep's does, until a match that is not empty or the line's end.
+    while (m && m[0] === '') {
+      let next = m.index + 1;
+      if (unicode && next < line.length && (line.charCodeAt(m.index) & 0xfc00) === 0xd800 && (line.charCodeAt(next) & 0xfc00) === 0xdc00) next++;
+      if (next > line.length) return;
+      re.lastIndex = next;
+      m = re.exec(line);
+    }
+    if (!m) return;
     let content = line;
     if (content.length > 400) {
       // Cut between whole characters: never between the two halves of a surrogate pair (an emoji).

@@ -70,6 +70,19 @@ describe('MCP search_files', () => {
     assert.deepEqual(literal.results.map((i) => i.match), ['[x]', '[x]']);
   });
 
+  it('finds a line whose first match is empty by its next match: zero-length matches do not count', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'counts.md'), 'Total: 42\n42 apples\nnone\n');
+    const r = await callOk<Outcome>(h.client, 'search_files', { query: '\\d*', regex: true });
+    assert.deepEqual(
+      r.results.filter((i) => i.file === 'counts.md').map((i) => [i.line, i.match]),
+      [
+        [1, '42'],
+        [2, '42'],
+      ],
+    );
+    fs.rmSync(path.join(h.workspace, 'counts.md'));
+  });
+
   it('answers an invalid regular expression with a clear error', async () => {
     assert.match(await callError(h.client, 'search_files', { query: '(unclosed', regex: true }), /Invalid regular expression "\(unclosed"/);
   });
