@@ -1,5 +1,4 @@
 // Every file read and write of the server: through the PathGuard, within security.maxFileSize, crash-safe writes.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { readNoWaitFlags } from '../read-flags';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { createPathFilter, pathListed } from './listing';
 import type { GuardedPath, PathGuard } from './path-guard';
+import { isTempFileName, tempFileName } from './temp-files';
 
 const READ_FLAGS = readNoWaitFlags(fs.constants);
 
@@ -60,7 +60,7 @@ export interface FileAccessLimits {
  */
 function exclusionMatcher(patterns: readonly string[], nocase: boolean): (relative: string) => string | undefined {
   const fold = (text: string) => (nocase ? text.toLowerCase() : text);
-  const matchers = patterns.map((pattern) => ({ pattern, filter: createPathFilter({ excludePatterns: [fold(pattern)], showHiddenFiles: true }) }));
+  const matchers = patterns.map((pattern) => ({ pattern, filter: createPathFilter({ excludePatterns: [fold(pattern)], showHiddenFiles: true, listTempFiles: true }) }));
   return (relative) => matchers.find((m) => !pathListed(fold(relative), m.filter))?.pattern;
 }
 
@@ -86,11 +86,6 @@ export interface WriteResult {
 /** Files above this size are returned in ranges (the spec's advice to stream files over 1 MB). */
 export const READ_CHUNK_BYTES = 1024 * 1024;
 
-/**
- * Temporary files of our writes: hidden, so one left behind by a crash stays out of list_files and search, and
- * short whatever the target's name, so a name of up to 255 bytes can still be written.
- */
-const TEMP_NAME = /^\.notesapp-[0-9a-f]{12}\.tmp$/;
 /** A temporary file this old is left over from a killed write (a write takes far less). */
 export const STALE_TEMP_MS = 60_000;
 /** When each folder was last swept for stale temporary files (once a minute at most, as it lists the folder). */
@@ -107,7 +102,7 @@ async function removeStaleTemps(dir: string): Promise<void> {
   } catch {
     return;
   }
-  for (const name of names.filter((n) => TEMP_NAME.test(n))) {
+  for (const name of names.filter(isTempFileName)) {
     const file = path.join(dir, name);
     try {
       const stat = await fs.lstat(file);
@@ -127,7 +122,7 @@ interface Kept {
 }
 
 async function writeTemp(dir: string, content: string, kept: Kept | undefined): Promise<string> {
-  const temp = path.join(dir, `.notesapp-${randomBytes(6).toString('hex')}.tmp`);
+  const temp = path.join(dir, tempFileName());
   const handle = await fs.open(temp, 'wx', kept?.mode ?? 0o666);
   try {
     if (kept && process.getuid && (kept.uid !== process.getuid() || kept.gid !== process.getgid?.())) {

@@ -1,6 +1,7 @@
 // Lists the workspace's files (fdir), honouring exclude globs (picomatch) and the hidden-files setting.
 import path from 'node:path';
 import picomatch from 'picomatch';
+import { isTempFileName } from './temp-files';
 // The CommonJS build on purpose: bundling fdir's ESM build into the CommonJS server breaks on import.meta.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- see the line above
 import fdirPackage = require('fdir');
@@ -10,10 +11,20 @@ const { fdir } = fdirPackage;
 export interface ListOptions {
   excludePatterns: readonly string[];
   showHiddenFiles: boolean;
+  /**
+   * Count the temporary files of our writes (see temp-files.ts) as listed when hidden files are. Listings leave
+   * them out, whatever showHiddenFiles says; only the write guard's question (which pattern excludes a path) sets it.
+   */
+  listTempFiles?: boolean;
 }
 
 function isHidden(relative: string): boolean {
   return relative.split('/').some((part) => part.startsWith('.'));
+}
+
+/** The name of a file at a workspace-relative path. */
+function nameOf(relative: string): string {
+  return relative.slice(relative.lastIndexOf('/') + 1);
 }
 
 /** The listing's two questions about workspace-relative POSIX paths; shared by the crawl and the index. */
@@ -82,12 +93,14 @@ export interface GlobMatcher {
 
 export function createPathFilter(options: ListOptions): PathFilter {
   const excluded = options.excludePatterns.length ? globMatcher(compileGlobs(options.excludePatterns)) : () => false;
+  // A temporary file left behind by a killed write is hidden; shown hidden names leave it out all the same.
+  const shownName = options.listTempFiles ? () => true : (name: string) => !isTempFileName(name);
   return {
     // Pruning a folder is only right when every file in it would be excluded: test the folder itself.
     folderExcluded: (rel) => (!options.showHiddenFiles && isHidden(rel)) || excluded(rel) || excluded(`${rel}/`),
-    fileIncluded: (file) => (options.showHiddenFiles || !isHidden(file)) && !excluded(file),
+    fileIncluded: (file) => (options.showHiddenFiles ? shownName(nameOf(file)) : !isHidden(file)) && !excluded(file),
     childFolderExcluded: (rel, name) => (!options.showHiddenFiles && name.startsWith('.')) || excluded(rel) || excluded(`${rel}/`),
-    childFileIncluded: (file, name) => (options.showHiddenFiles || !name.startsWith('.')) && !excluded(file),
+    childFileIncluded: (file, name) => (options.showHiddenFiles ? shownName(name) : !name.startsWith('.')) && !excluded(file),
   };
 }
 

@@ -61,6 +61,27 @@ describe('atomic writes', () => {
   });
 });
 
+describe('temporary files and files.showHiddenFiles', () => {
+  for (const watchForChanges of [true, false]) {
+    it(`leaves temporary files of killed writes out of list_files while other hidden files are listed (watchForChanges: ${watchForChanges})`, async () => {
+      const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-hidden-'));
+      fs.mkdirSync(path.join(workspace, 'sub'));
+      for (const rel of ['a.md', '.visible.md', '.notesapp-0123456789ab.tmp', 'sub/.notesapp-ba9876543210.tmp', 'sub/.notesapp-x.tmp']) fs.writeFileSync(path.join(workspace, rel), 'partial');
+      const h = await startServer({ workspace, config: { files: { showHiddenFiles: true, watchForChanges } } });
+      try {
+        const expected = ['.visible.md', 'a.md', 'sub/.notesapp-x.tmp'];
+        assert.deepEqual((await callOk<{ files: string[] }>(h.client, 'list_files')).files, expected);
+        // One left behind while the server runs.
+        fs.writeFileSync(path.join(workspace, 'sub', '.notesapp-00000000000f.tmp'), 'partial');
+        await callOk(h.client, 'write_file', { path: 'sub/b.md', content: 'x' });
+        assert.deepEqual((await callOk<{ files: string[] }>(h.client, 'list_files')).files, [...expected, 'sub/b.md']);
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
+
 describe('writes and file permissions', () => {
   const root = process.getuid?.() === 0;
   const NOBODY = 65534;
