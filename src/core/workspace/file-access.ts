@@ -242,18 +242,31 @@ function completeUtf8(buf: Buffer): Buffer {
   return start + utf8Length(buf[start]) > buf.length ? buf.subarray(0, start) : buf;
 }
 
-/** `length` bytes at `offset` of an open file, without the continuation bytes of a character begun before it or one split at its end. */
-async function readRange(handle: fs.FileHandle, relative: string, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer }> {
-  const buf = Buffer.alloc(length);
-  const { bytesRead } = await handle.read(buf, 0, length, offset);
-  const read = buf.subarray(0, bytesRead);
-  if (read.subarray(0, 8192).includes(0)) {
-    throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file; only text can be read.`, { path: relative });
-  }
+/** A file with a NUL byte among its first this many bytes is binary: neither read_file nor the note tools read it. */
+const BINARY_CHECK_BYTES = 8192;
+
+/** Refuses a binary file: `head`, its first BINARY_CHECK_BYTES bytes (or all of a shorter one), holds a NUL byte. */
+function checkText(relative: string, head: Buffer): void {
+  if (head.includes(0)) throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file; only text can be read.`, { path: relative });
+}
+
+/** Bytes `from` to `to` of an open file (fewer when it is shorter). */
+async function readBytes(handle: fs.FileHandle, from: number, to: number): Promise<Buffer> {
+  const buf = Buffer.alloc(to - from);
+  const { bytesRead } = await handle.read(buf, 0, buf.length, from);
+  return buf.subarray(0, bytesRead);
+}
+
+/**
+ * `length` bytes at `offset` of an open file, without the continuation bytes of a character begun before it or one
+ * split at its end; `read`: the bytes as read.
+ */
+async function readRange(handle: fs.FileHandle, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer; read: Buffer }> {
+  const read = await readBytes(handle, offset, offset + length);
   let skip = 0;
   while (skip < read.length && skip < 3 && offset > 0 && (read[skip] & 0xc0) === 0x80) skip++;
   const end = offset + read.length < size ? completeUtf8(read) : read;
-  return { skip, body: end.subarray(skip) };
+  return { skip, body: end.subarray(skip), read };
 }
 
 /**
@@ -340,10 +353,17 @@ export class FileAccess {
     try {
       if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
       const wanted = Math.min(range.length ?? READ_CHUNK_BYTES, READ_CHUNK_BYTES, stat.size - offset);
-      ({ skip, body } = await readRange(handle, relative, stat.size, offset, wanted));
+      // Binary or not is a property of the file, whatever range is asked for: its first 8 KB decide. A range that
+      // starts there and holds them has them; for any other, they are read first (one small read).
+      const head = Math.min(BINARY_CHECK_BYTES, stat.size);
+      const headInRange = offset === 0 && wanted >= head;
+      if (!headInRange) checkText(relative, await readBytes(handle, 0, head));
+      let read: Buffer;
+      ({ skip, body, read } = await readRange(handle, stat.size, offset, wanted));
+      if (headInRange) checkText(relative, read.subarray(0, head));
       // Too short for one whole character: 7 bytes always hold one, even from its last continuation byte.
       if (body.length === 0 && offset + skip < stat.size) {
-        ({ skip, body } = await readRange(handle, relative, stat.size, offset, Math.min(7, stat.size - offset)));
+        ({ skip, body } = await readRange(handle, stat.size, offset, Math.min(7, stat.size - offset)));
         body = body.subarray(0, utf8Length(body[0]));
       }
     } finally {
@@ -377,7 +397,7 @@ export class FileAccess {
       await handle.close();
     }
     // The same test as read(): note tools on an image would otherwise analyse its bytes as text.
-    if (bytes.subarray(0, 8192).includes(0)) {
+    if (bytes.subarray(0, BINARY_CHECK_BYTES).includes(0)) {
       throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is a binary file, not a note; only text can be read.`, { path: relative });
     }
     if (opts.strict) {

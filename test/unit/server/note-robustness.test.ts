@@ -75,6 +75,25 @@ describe('read_file ranges and binary files', () => {
     assert.match(textOf(result), /length/);
   });
 
+  it('read_file decides binary by the first 8 KB of the file, whatever range is asked for', async () => {
+    // A NUL byte past the first 8 KB: text, readable to its end in 1 MB ranges.
+    const log = Buffer.alloc(1_500_000, 'a');
+    log[1_048_676] = 0;
+    fs.writeFileSync(path.join(h.workspace, 'log.txt'), log);
+    const first = await callOk<{ length: number; nextOffset: number }>(h.client, 'read_file', { path: 'log.txt' });
+    assert.equal(first.length, 1_048_576);
+    const rest = await callOk<{ content: string; nextOffset: number | null }>(h.client, 'read_file', { path: 'log.txt', offset: first.nextOffset });
+    assert.equal(rest.content, log.subarray(first.nextOffset).toString('utf8'));
+    assert.equal(rest.nextOffset, null);
+    // A NUL byte in the first 8 KB: binary, refused for every range, those after it and shorter ones included.
+    const bin = Buffer.alloc(20_000, 'a');
+    bin[100] = 0;
+    fs.writeFileSync(path.join(h.workspace, 'bin.md'), bin);
+    for (const range of [{}, { offset: 9000, length: 10 }, { offset: 0, length: 10 }, { offset: 200 }, { offset: 20_000 }]) {
+      assert.match(await callError(h.client, 'read_file', { path: 'bin.md', ...range }), /"bin\.md" is a binary file/, JSON.stringify(range));
+    }
+  });
+
   it('note tools refuse binary files instead of analysing their bytes', async () => {
     fs.writeFileSync(path.join(h.workspace, 'pic.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52]));
     for (const tool of ['summarize_note', 'extract_tasks', 'get_note_metadata']) {
