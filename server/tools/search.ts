@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { decodeMatches, matchBytes, type SearchResultItem } from '../../src/core/workspace/encoded-matches';
 import type { NotesConfig } from '../../src/core/config/schema';
-import type { SearchOutcome } from '../../src/core/workspace/search';
+import { MAX_QUERY_LENGTH, type SearchOutcome } from '../../src/core/workspace/search';
 import { REPLY_ROOM } from '../limits';
 import { lazyArray, type EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
@@ -55,7 +55,7 @@ function describeSearch(config: NotesConfig) {
   return {
     description: `Search the text of every note and text file in the workspace, line by line. Returns one result per matching line: the file, the 1-based line number, the line's text and the matched text. At most ${defaults.maxResults} results (search.maxResults), and no more than fit in a 10 MB answer; \`truncated\` says more existed. Whole-word matching is ${defaults.wholeWord ? 'on' : 'off'} (search.wholeWord). Regular expressions use JavaScript syntax; one that runs too long is stopped with an error.`,
     input: {
-      query: z.string().min(1).describe('Text to find, or a JavaScript regular expression when `regex` is true.'),
+      query: z.string().min(1).describe(`Text to find, or a JavaScript regular expression when \`regex\` is true; at most ${MAX_QUERY_LENGTH} characters.`),
       case_sensitive: z.boolean().optional().describe(`Match case exactly (default ${defaults.caseSensitive}, from search.caseSensitive).`),
       regex: z.boolean().optional().describe(`Treat the query as a regular expression (default ${defaults.useRegex}, from search.useRegex).`),
     },

@@ -131,6 +131,21 @@ export function legacyWordCharacter(): string {
   return legacyWord;
 }
 
+/**
+ * Longest query, in characters (UTF-16 code units, as JavaScript counts them). A query is matched as a regular
+ * expression (a plain one escaped), and V8 refuses expressions far past this one ("too large", or a stack overflow
+ * case-insensitively, from about 25 000 characters in the text workers); no line of a note is searched for a text
+ * that long anyway.
+ */
+export const MAX_QUERY_LENGTH = 10_000;
+
+/** The query as an error message quotes it: its first 200 characters, between whole characters. */
+function quoted(query: string): string {
+  if (query.length <= 200) return query;
+  const end = (query.charCodeAt(199) & 0xfc00) === 0xd800 ? 199 : 200;
+  return `${query.slice(0, end)}…`;
+}
+
 /** Queries compiled already: a search compiles its query in several places (the parse for required text included). */
 const compiledQueries = new WeakMap<SearchQuery, CompiledQuery>();
 
@@ -146,6 +161,9 @@ export function compileQuery(q: SearchQuery): CompiledQuery {
 
 function compileNew(q: SearchQuery): CompiledQuery {
   if (q.query.length === 0) throw new NotesError('INVALID_ARGUMENT', 'The search query is empty.');
+  if (q.query.length > MAX_QUERY_LENGTH) {
+    throw new NotesError('INVALID_ARGUMENT', `The search query is ${q.query.length} characters long, over the limit of ${MAX_QUERY_LENGTH} characters. Search for a shorter part of the text.`);
+  }
   const pattern = q.regex ? q.query : escapeRegExp(q.query);
   const base = q.caseSensitive ? '' : 'i';
   // A user's negative lookaround can see across line ends in the whole text (the whole-word guards cannot: they
@@ -161,7 +179,13 @@ function compileNew(q: SearchQuery): CompiledQuery {
       const required = requiredTexts(q.query, q.regex, source, flags);
       return { source, flags, wholeText, ...(required ? { required } : {}), ...(q.maxChars === undefined ? {} : { maxChars: q.maxChars }) };
     } catch (err) {
-      if (flags === base) throw new NotesError('INVALID_ARGUMENT', `Invalid regular expression "${q.query}": ${(err as Error).message.replace(/^Invalid regular expression: /, '')}`);
+      if (flags !== base) continue;
+      // V8 quotes the whole expression (`Invalid regular expression: /…/i: Unterminated group`): the query is quoted
+      // once, clipped, and the reason follows.
+      const message = (err as Error).message;
+      const echo = `Invalid regular expression: /${source}/${flags}: `;
+      const reason = message.startsWith(echo) ? message.slice(echo.length) : message.replace(/^Invalid regular expression: /, '');
+      throw new NotesError('INVALID_ARGUMENT', `Invalid regular expression "${quoted(q.query)}": ${reason}`);
     }
   }
   throw new NotesError('INTERNAL', 'unreachable');

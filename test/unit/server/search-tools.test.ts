@@ -87,6 +87,26 @@ describe('MCP search_files', () => {
     assert.match(await callError(h.client, 'search_files', { query: '(unclosed', regex: true }), /Invalid regular expression "\(unclosed"/);
   });
 
+  it('searches for long plain text and refuses a query over 10 000 characters without quoting it back', async () => {
+    const long = 'The quarterly figures, once adjusted, tell another story. '.repeat(200).slice(0, 10_000);
+    fs.writeFileSync(path.join(h.workspace, 'pasted.md'), `${long}\n`);
+    for (const case_sensitive of [true, false]) {
+      const found = await callOk<Outcome>(h.client, 'search_files', { query: long, case_sensitive });
+      assert.deepEqual(found.results.map((i) => i.file), ['pasted.md'], `case_sensitive: ${case_sensitive}`);
+    }
+    const tooLong = `${long}x`;
+    for (const args of [{ case_sensitive: true }, { case_sensitive: false }, { regex: true }]) {
+      const message = await callError(h.client, 'search_files', { query: tooLong, ...args });
+      assert.match(message, /The search query is 10001 characters long, over the limit of 10000 characters/, JSON.stringify(args));
+      assert.ok(message.length < 300, `a short message: ${message.length} characters`);
+    }
+    // An invalid regular expression is quoted, at most its first 200 characters.
+    const invalid = await callError(h.client, 'search_files', { query: `(${'a'.repeat(5000)}`, regex: true });
+    assert.match(invalid, /Invalid regular expression "\(a{199}…"/);
+    assert.ok(invalid.length < 400, `a short message: ${invalid.length} characters`);
+    fs.rmSync(path.join(h.workspace, 'pasted.md'));
+  });
+
   it('stops a catastrophically backtracking regular expression instead of hanging, and keeps serving', async () => {
     fs.writeFileSync(path.join(h.workspace, 'evil.md'), `${'a'.repeat(40)}!\n`);
     const started = Date.now();
