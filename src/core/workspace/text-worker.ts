@@ -74,7 +74,7 @@ export interface CacheStats {
 const MAX_CRASHES = 3;
 
 type ToWorker =
-  | { type: 'sync'; generation: number; files?: string[]; touched: string[] }
+  | { type: 'sync'; generation: number; files?: string[]; touched: string[]; linked?: number[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
   | { type: 'walk'; id: number; rules: WalkRules; query?: CompiledQuery; limit: number; shared: SharedArrayBuffer }
   | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
@@ -111,6 +111,8 @@ function textWorkerMain(
   const texts = new Map<string, string>();
   /** What each kept text counts against the budget. */
   const costs = new Map<string, number>();
+  /** The inode number of each kept text's file (see `linked` in handle()). */
+  const inodes = new Map<string, number>();
   let bytes = 0;
   let kept = new Set<string>();
   let order: string[] = [];
@@ -127,11 +129,12 @@ function textWorkerMain(
   const absolute = path.sep === '/' ? (rel: string) => `${setup.root}/${rel}` : (rel: string) => path.join(setup.root, ...rel.split('/'));
 
   /**
-   * The whole text, the bytes it was decoded from, and whether the file has other hard links (always known for
-   * files over the buffer, and with `toKeep`); undefined when over maxFileSize, gone or unreadable. With `needles`,
-   * a file whose bytes contain none of them is not decoded: its text is '' (it cannot match).
+   * The whole text, the bytes it was decoded from, whether the file has other hard links and its inode number (both
+   * always known for files over the buffer, and with `toKeep`; else false and -1); undefined when over
+   * maxFileSize, gone or unreadable. With `needles`, a file whose bytes contain none of them is not decoded: its
+   * text is '' (it cannot match).
    */
-  function read(rel: string, needles?: Buffer[], toKeep = false): [string, number, boolean] | undefined {
+  function read(rel: string, needles?: Buffer[], toKeep = false): [string, number, boolean, number] | undefined {
     let fd: number | undefined;
     try {
       // Without waiting: a note replaced by a named pipe since it was listed would block this thread for good (a
@@ -140,9 +143,12 @@ function textWorkerMain(
       let buf = buffer;
       let filled = fs.readSync(fd, buf, 0, buf.length, 0);
       let linked = false;
+      let ino = -1;
       if (filled === buf.length) {
-        const { size, nlink } = fs.fstatSync(fd);
-        linked = nlink > 1;
+        const stat = fs.fstatSync(fd);
+        const size = stat.size;
+        linked = stat.nlink > 1;
+        ino = stat.ino;
         if (size > setup.maxFileSize) return undefined;
         buf = Buffer.allocUnsafe(size);
         filled = 0;
@@ -151,13 +157,17 @@ function textWorkerMain(
           if (n === 0) break;
           filled += n;
         }
-      } else if (toKeep) linked = fs.fstatSync(fd).nlink > 1;
+      } else if (toKeep) {
+        const stat = fs.fstatSync(fd);
+        linked = stat.nlink > 1;
+        ino = stat.ino;
+      }
       if (filled > setup.maxFileSize) return undefined;
       if (needles) {
         const bytes = buf.subarray(0, filled);
-        if (!needles.some((needle) => bytes.indexOf(needle) >= 0)) return ['', filled, linked];
+        if (!needles.some((needle) => bytes.indexOf(needle) >= 0)) return ['', filled, linked, ino];
       }
-      return [buf.toString('utf8', 0, filled), filled, linked];
+      return [buf.toString('utf8', 0, filled), filled, linked, ino];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
     } finally {
@@ -174,6 +184,7 @@ function textWorkerMain(
     texts.delete(rel);
     bytes -= costs.get(rel) ?? 0;
     costs.delete(rel);
+    inodes.delete(rel);
     full = false;
   }
 
@@ -188,13 +199,14 @@ function textWorkerMain(
     const keep = !full && kept.has(rel);
     const got = read(rel, keep ? undefined : needles, keep);
     if (!got) return undefined;
-    const [text, byteCount, linked] = got;
+    const [text, byteCount, linked, ino] = got;
     // A change made through another name of the file is reported for that name only: such texts are read each time.
     if (keep && !linked) {
       const cost = costOf(text, byteCount);
       if (texts.size < setup.maxFiles && bytes + cost <= setup.maxBytes) {
         texts.set(rel, text);
         costs.set(rel, cost);
+        inodes.set(rel, ino);
         bytes += cost;
       } else if (texts.size >= setup.maxFiles || bytes + 64 * 1024 > setup.maxBytes) full = true;
     }
@@ -441,6 +453,13 @@ function textWorkerMain(
       for (const rel of [...texts.keys()]) if (!kept.has(rel)) drop(rel);
     }
     for (const rel of message.touched) drop(rel);
+    if (message.linked) {
+      // Files reported changed that have other hard links: a text kept under another name of the same file (it had
+      // one name when it was read) is stale too. Read again, it is not kept while the file has several names. The
+      // inode number alone is compared: a file of another device that shares it is merely read again.
+      const linked = new Set(message.linked);
+      for (const [rel, ino] of inodes) if (linked.has(ino)) drop(rel);
+    }
     cursor = 0;
     full = false;
     schedule();
@@ -522,14 +541,17 @@ class TextShard {
     return prelisting;
   }
 
-  /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
-  sync(files: string[] | undefined, touched: readonly string[]): void {
+  /**
+   * The kept files are now `files` (when given); the texts of `touched` changed on disk, and so did those of the
+   * files with these inode numbers (`linked`: files with several hard links reported changed under some name).
+   */
+  sync(files: string[] | undefined, touched: readonly string[], linked: readonly number[] = []): void {
     if (!this.keepTexts) return; // nothing kept, so nothing can be stale
     if (files) this.lastFiles = files;
-    if ((!files && touched.length === 0) || this.closed) return;
+    if ((!files && touched.length === 0 && linked.length === 0) || this.closed) return;
     // A worker started now is given lastFiles, and holds no text that could be stale.
     if (!this.worker) this.live();
-    else this.post({ type: 'sync', generation: ++this.generation, files, touched: [...touched] });
+    else this.post({ type: 'sync', generation: ++this.generation, files, touched: [...touched], ...(linked.length ? { linked: [...linked] } : {}) });
   }
 
   start(): void {
@@ -795,8 +817,11 @@ export class TextWorker {
     return this.shards.length;
   }
 
-  /** The kept files are now `files` (when given); the texts of `touched` changed on disk. */
-  sync(files: string[] | undefined, touched: readonly string[]): void {
+  /**
+   * The kept files are now `files` (when given); the texts of `touched` changed on disk, and so did those of every
+   * file with one of the inode numbers `linked` (files with several hard links reported changed), whatever its name.
+   */
+  sync(files: string[] | undefined, touched: readonly string[], linked: readonly number[] = []): void {
     if (files && this.shards.length > 1 && this.owner.size > files.length * 2) {
       // Forget the owners of files long gone.
       const listed = new Set(files);
@@ -804,7 +829,8 @@ export class TextWorker {
     }
     const fileParts = files && this.partition(files).map((p) => p.files);
     const touchedParts = this.partition(touched).map((p) => p.files);
-    this.shards.forEach((shard, i) => shard.sync(fileParts?.[i], touchedParts[i]));
+    // A kept text of the same file may be under any name, so in any worker.
+    this.shards.forEach((shard, i) => shard.sync(fileParts?.[i], touchedParts[i], linked));
   }
 
   /** Resolves once every worker has read every text it is to keep, as of the last sync. */

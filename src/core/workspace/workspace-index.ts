@@ -113,6 +113,8 @@ export class WorkspaceIndex {
   private readonly watchers = new Map<string, fs.FSWatcher>();
   /** Size and modification time of listed files, read on first need and forgotten when a watcher names them. */
   private readonly fileStats = new Map<string, NoteStat>();
+  /** The inode number of each file in fileStats (see forgetLinked). */
+  private readonly statInodes = new Map<string, number>();
   /** Changes whenever a kept size and time is forgotten (what was derived from them is then out of date). */
   private statsGeneration = 0;
   /** The last answer of noteStats() made wholly of kept sizes and times, for the same list of files. */
@@ -436,8 +438,10 @@ export class WorkspaceIndex {
         }
         known = { path: rel, size: stat.size, mtimeMs: stat.mtimeMs };
         // Set before any watcher event is handled (those wait for the next turn), so a later change drops it.
-        if (!this.disposed && watched && !this.unwatched && stat.nlink <= 1) this.fileStats.set(rel, known);
-        else allKept = false;
+        if (!this.disposed && watched && !this.unwatched && stat.nlink <= 1) {
+          this.fileStats.set(rel, known);
+          this.statInodes.set(rel, stat.ino);
+        } else allKept = false;
         await breathe();
       }
       out.push(known);
@@ -465,6 +469,7 @@ export class WorkspaceIndex {
     this.texts?.close();
     this.files = [];
     this.fileStats.clear();
+    this.statInodes.clear();
     this.lastNoteStats = undefined;
   }
 
@@ -710,6 +715,8 @@ export class WorkspaceIndex {
     const before = this.version;
     /** Files whose text may have changed: the worker drops them and reads them again. */
     const touched: string[] = [];
+    /** Inode numbers of reported files with several hard links: what is kept under their other names is stale too. */
+    const linked: number[] = [];
     /** Paths that are or were folders: whatever was known of the files under them is forgotten. */
     const replaced: string[] = [];
     /** Names in each parent folder read for this batch (see namedSo). */
@@ -723,6 +730,7 @@ export class WorkspaceIndex {
         stat = undefined;
       }
       this.forgetStat(rel);
+      if (stat?.isFile() && stat.nlink > 1) linked.push(stat.ino);
       // A folder the crawl read has a watcher (until removeUnder below closes it).
       if (stat?.isDirectory() || this.watchers.has(rel)) replaced.push(rel);
       if (stat?.isFile()) {
@@ -750,9 +758,10 @@ export class WorkspaceIndex {
       }
     }
     this.forgetStatsUnder(replaced);
+    this.forgetLinked(linked);
     // While reading waits for the first answers, no text is kept (nothing to drop), and a sync would make the
     // workers report every text read before any was.
-    if (!this.readingDeferred && !this.unwatched) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched);
+    if (!this.readingDeferred && !this.unwatched) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched, linked);
     if (this.version !== before) for (const l of this.setListeners) l();
   }
 
@@ -782,6 +791,7 @@ export class WorkspaceIndex {
     if (folders.length === 0 || this.fileStats.size === 0) return;
     if (folders.includes('')) {
       this.fileStats.clear();
+      this.statInodes.clear();
       this.statsGeneration++;
       return;
     }
@@ -798,7 +808,21 @@ export class WorkspaceIndex {
 
   /** Forgets the size and time kept for `rel`, if any. */
   private forgetStat(rel: string): void {
-    if (this.fileStats.delete(rel)) this.statsGeneration++;
+    if (this.fileStats.delete(rel)) {
+      this.statInodes.delete(rel);
+      this.statsGeneration++;
+    }
+  }
+
+  /**
+   * Forgets the sizes and times kept for the files with these inode numbers: a file reported changed under one
+   * name that has other hard links changed under them too, and a size and time kept under one of them (it had a
+   * single name when it was read) is stale. One pass over what is kept, only when there is such a file.
+   */
+  private forgetLinked(inodes: readonly number[]): void {
+    if (inodes.length === 0 || this.statInodes.size === 0) return;
+    const linked = new Set(inodes);
+    for (const [rel, ino] of this.statInodes) if (linked.has(ino)) this.forgetStat(rel);
   }
 
   private isListed(file: string): boolean {

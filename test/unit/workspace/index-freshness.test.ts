@@ -1,0 +1,65 @@
+// The workspace index keeps up with changes its folder watchers cannot name directly: a note changed through
+// another hard link of it.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { IndexedSearch } from '../../../src/core/workspace/index-search';
+import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
+
+const query = (text: string): SearchQuery => ({ query: text, regex: false, caseSensitive: false, wholeWord: false, maxResults: 100 });
+
+describe('workspace index and notes with several hard links', function () {
+  this.timeout(30_000);
+  let root: string;
+  let index: WorkspaceIndex;
+  let search: IndexedSearch;
+  let scan: ScanSearch;
+
+  beforeEach(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-hardlinks-')));
+    fs.writeFileSync(path.join(root, 'a.md'), 'alpha\n');
+    fs.writeFileSync(path.join(root, 'other.md'), 'unrelated alpha\n');
+    const options = { excludePatterns: [], showHiddenFiles: false };
+    index = new WorkspaceIndex({ root, ...options, fileExtension: '.md', maxFileSize: 1e6, maxFiles: 1000, maxBytes: 1e8, textWorkers: 2 });
+    scan = new ScanSearch({ root, files: { ...options, searchExcludePatterns: [], fileExtension: '.md' }, maxFileSize: 1e6 });
+    search = new IndexedSearch(index, { searchExcludePatterns: [], fallback: async () => scan });
+    await index.caching();
+    assert.equal(index.stats().cachedFiles, 2, 'both texts are kept: each file has one name');
+  });
+
+  afterEach(() => {
+    index.dispose();
+    scan.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  const found = async (text: string) => (await search.search(query(text))).results.map((r) => `${r.file}:${r.content}`);
+
+  it('finds what was written through a new name of a kept note under both names, and no longer its old text', async () => {
+    assert.deepEqual(await found('alpha'), ['a.md:alpha', 'other.md:unrelated alpha']);
+    const statsBefore = await index.noteStats(['a.md', 'other.md']);
+    assert.equal(statsBefore[0].size, 'alpha\n'.length);
+    fs.linkSync(path.join(root, 'a.md'), path.join(root, 'b.md'));
+    // Written in place through the new name: the watchers report b.md only.
+    fs.writeFileSync(path.join(root, 'b.md'), 'needle written through b\n');
+    assert.deepEqual(await found('needle'), ['a.md:needle written through b', 'b.md:needle written through b']);
+    assert.deepEqual(await found('alpha'), ['other.md:unrelated alpha']);
+    assert.deepEqual(await found('alpha'), await found('alpha'), 'the same on a second search');
+    const statsAfter = await index.noteStats(['a.md', 'b.md', 'other.md']);
+    assert.deepEqual(
+      statsAfter.map((s) => [s.path, s.size]),
+      [
+        ['a.md', 'needle written through b\n'.length],
+        ['b.md', 'needle written through b\n'.length],
+        ['other.md', 'unrelated alpha\n'.length],
+      ],
+    );
+    // While the file has two names its text is not kept: a later change through either name is found.
+    await index.caching();
+    fs.writeFileSync(path.join(root, 'b.md'), 'third text\n');
+    assert.deepEqual(await found('third'), ['a.md:third text', 'b.md:third text']);
+    assert.deepEqual(await found('needle'), []);
+  });
+});
