@@ -163,6 +163,11 @@ export class WorkspaceIndex {
   private firstUncached: 'none' | 'running' | 'done' = 'none';
   /** Called once no request waits in fresh() (see answered()). */
   private answeredWaiters: Array<() => void> = [];
+  /**
+   * The workspace folder itself, as listed: its device and inode (undefined while it is gone). A folder put in its
+   * place (`mv notes notes-old; mkdir notes`) is another inode, which the watchers of the old one never report on.
+   */
+  private rootId: string | undefined;
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
@@ -390,9 +395,11 @@ export class WorkspaceIndex {
     await this.listing();
     // Every watcher event the kernel queued before now must reach `dirty` first. An I/O round trip completes in an
     // event-loop poll that also sees those (already pending) events, and the turn after that poll has run all of
-    // their callbacks, whatever order the poll delivered them in.
-    await fs.promises.stat(this.options.root).catch(() => undefined);
+    // their callbacks, whatever order the poll delivered them in. The stat also tells whether the workspace folder
+    // is still the one listed.
+    const root = await fs.promises.stat(this.options.root).catch(() => undefined);
     await yieldToEventLoop();
+    this.checkRoot(root);
     this.applyChanges();
     if (this.unreliable) this.options.log?.('debug', `index not used: ${this.unreliable}`);
     return !this.unreliable && !this.disposed;
@@ -496,6 +503,8 @@ export class WorkspaceIndex {
 
   private async crawl(): Promise<void> {
     const started = Date.now();
+    // Noted before anything is listed or watched: a folder put in its place after this is listed again.
+    this.rootId = rootIdOf(this.rootStat());
     if (await this.fromPrelisting(started)) return;
     const found: string[] = [];
     const queue = [''];
@@ -702,9 +711,35 @@ export class WorkspaceIndex {
     this.applyTimer = setTimeout(() => {
       this.applyTimer = undefined;
       // Before the listing is complete, the listing itself is applied first (see fresh()).
-      if (this.files.length || this.version > 0) this.applyChanges();
+      if (!this.files.length && this.version === 0) return;
+      // The workspace folder's own watcher reports its move or removal (by its own name).
+      this.checkRoot(this.rootStat());
+      this.applyChanges();
     }, APPLY_DELAY_MS);
     this.applyTimer.unref();
+  }
+
+  /**
+   * Compares the workspace folder now (`stat`, following a link as the listing does; undefined when gone) with the
+   * one listed. Another folder in its place, or none, is listed again from scratch (as a reported change of the
+   * root): the old folder's watchers are closed, the new one is watched, and every text is read again.
+   */
+  private checkRoot(stat: fs.Stats | undefined): void {
+    if (!this.crawled || this.disposed) return;
+    const id = rootIdOf(stat);
+    if (id === this.rootId) return;
+    this.rootId = id;
+    this.options.log?.('info', id === undefined ? 'index: the workspace folder is gone' : 'index: the workspace folder was replaced, so it is listed again');
+    this.dirty.add('');
+  }
+
+  /** The workspace folder's stat (following a link), or undefined when it cannot be read. */
+  private rootStat(): fs.Stats | undefined {
+    try {
+      return fs.statSync(this.options.root, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
   }
 
   /** Re-checks every path the watchers reported: a file (re-read), a folder (re-crawled) or a path now gone. */
@@ -885,6 +920,11 @@ function unchanged(stat: fs.Stats | undefined, noted: readonly number[], i: numb
 function unchangedAs(now: readonly number[], noted: readonly number[], i: number, racyFrom: number): boolean {
   const [mtime, ctime, ino] = noted.slice(3 * i, 3 * i + 3);
   return now[0] === mtime && now[1] === ctime && now[2] === ino && Math.max(mtime, ctime) < racyFrom;
+}
+
+/** What tells one workspace folder from another put in its place: device and inode; undefined when none is there. */
+function rootIdOf(stat: fs.Stats | undefined): string | undefined {
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
 }
 
 /** Yields to the event loop once SLICE_MS of synchronous work has been done since the last yield. */

@@ -1,5 +1,5 @@
 // The workspace index keeps up with changes its folder watchers cannot name directly: a note changed through
-// another hard link of it.
+// another hard link of it, and another folder put in the place of the workspace folder.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,5 +61,77 @@ describe('workspace index and notes with several hard links', function () {
     fs.writeFileSync(path.join(root, 'b.md'), 'third text\n');
     assert.deepEqual(await found('third'), ['a.md:third text', 'b.md:third text']);
     assert.deepEqual(await found('needle'), []);
+  });
+});
+
+describe('workspace index and a workspace folder replaced or removed', function () {
+  this.timeout(30_000);
+  let parent: string;
+  let root: string;
+  let index: WorkspaceIndex;
+  let search: IndexedSearch;
+  const logged: string[] = [];
+
+  beforeEach(async function () {
+    // Windows does not let a watched folder be renamed or removed.
+    if (process.platform === 'win32') this.skip();
+    parent = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-root-')));
+    root = path.join(parent, 'notes');
+    fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'old.md'), 'needle old\n');
+    fs.writeFileSync(path.join(root, 'sub', 'deep.md'), 'needle deep\n');
+    index = new WorkspaceIndex({ root, excludePatterns: [], showHiddenFiles: false, fileExtension: '.md', maxFileSize: 1e6, maxFiles: 1000, maxBytes: 1e8, textWorkers: 1, log: (_level, message) => logged.push(message) });
+    search = new IndexedSearch(index, { searchExcludePatterns: [], fallback: async () => assert.fail('the index is trusted') });
+    await index.caching();
+  });
+
+  afterEach(() => {
+    index?.dispose();
+    if (parent) fs.rmSync(parent, { recursive: true, force: true });
+  });
+
+  const listed = async () => {
+    assert.ok(await index.fresh());
+    return [...index.listFiles()];
+  };
+  const found = async (text: string) => (await search.search(query(text))).results.map((r) => `${r.file}:${r.content}`);
+
+  it('lists, searches and watches the new folder when another is put in its place', async () => {
+    assert.deepEqual(await found('needle'), ['old.md:needle old', 'sub/deep.md:needle deep']);
+    fs.renameSync(root, path.join(parent, 'notes-old'));
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(root, 'new.md'), 'needle new\n');
+    assert.deepEqual(await listed(), ['new.md']);
+    assert.deepEqual(await found('needle'), ['new.md:needle new']);
+    assert.ok(logged.some((m) => /workspace folder was replaced/.test(m)), logged.join('\n'));
+    // The new folder is watched: files added to it, and changes to the old one (elsewhere now), are seen rightly.
+    fs.writeFileSync(path.join(root, 'new2.md'), 'needle new2\n');
+    fs.writeFileSync(path.join(parent, 'notes-old', 'old.md'), 'needle changed elsewhere\n');
+    assert.deepEqual(await listed(), ['new.md', 'new2.md']);
+    assert.deepEqual(await found('needle'), ['new.md:needle new', 'new2.md:needle new2']);
+  });
+
+  it('lists nothing while the folder is gone, and the folder made again once it is back', async () => {
+    fs.rmSync(root, { recursive: true });
+    assert.deepEqual(await listed(), []);
+    assert.deepEqual(await found('needle'), []);
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(root, 'again.md'), 'needle again\n');
+    assert.deepEqual(await listed(), ['again.md']);
+    assert.deepEqual(await found('needle'), ['again.md:needle again']);
+    fs.writeFileSync(path.join(root, 'more.md'), 'needle more\n');
+    assert.deepEqual(await found('needle'), ['again.md:needle again', 'more.md:needle more']);
+  });
+
+  it('tells its listeners when the folder is replaced, without a request', async () => {
+    let heard = 0;
+    index.onFilesChanged(() => heard++);
+    fs.renameSync(root, path.join(parent, 'notes-old'));
+    fs.mkdirSync(root);
+    fs.writeFileSync(path.join(root, 'new.md'), 'needle new\n');
+    const deadline = Date.now() + 5000;
+    while (heard === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(heard > 0, 'listeners heard of the change');
+    assert.deepEqual([...index.listFiles()], ['new.md']);
   });
 });
