@@ -14,9 +14,12 @@ function jsonOf(contents: Array<{ text?: unknown; mimeType?: string }>, index = 
 }
 
 async function rejects(client: Client, uri: string, message: RegExp, code: number): Promise<void> {
-  await assert.rejects(client.readResource({ uri }), (err: Error & { code?: number }) => {
+  await assert.rejects(client.readResource({ uri }), (err: Error & { code?: number; data?: { details?: unknown } }) => {
     assert.match(err.message, message);
     assert.equal(err.code, code);
+    // README: every error's data has a details string.
+    assert.equal(typeof err.data?.details, 'string', JSON.stringify(err.data));
+    assert.ok(err.message.endsWith(err.data?.details as string), 'details is the message');
     return true;
   });
 }
