@@ -1,6 +1,7 @@
 // A small stand-in for the `vscode` module (setup.ts resolves `vscode` to it), so the extension's own code runs in
 // plain Node: commands run through `commands.executeCommand`, what the user would be shown is kept in `shown`.
 import path from 'node:path';
+import { recordingLogger } from './config/helpers';
 
 export class EventEmitter<T> {
   private readonly listeners = new Set<(e: T) => void>();
@@ -112,12 +113,10 @@ export const lm = {
 
 /** A LogOutputChannel that keeps its lines. */
 export function fakeLog(): { lines: string[]; info(m: string): void; warn(m: string): void; error(m: string): void; debug(m: string): void; trace(m: string): void; show(): void; dispose(): void } {
-  const lines: string[] = [];
+  const log = recordingLogger();
+  const { lines } = log;
   return {
-    lines,
-    info: (m) => lines.push(`info ${m}`),
-    warn: (m) => lines.push(`warn ${m}`),
-    error: (m) => lines.push(`error ${m}`),
+    ...log,
     debug: (m) => lines.push(`debug ${m}`),
     trace: (m) => lines.push(`trace ${m}`),
     show: () => undefined,
