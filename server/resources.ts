@@ -505,7 +505,10 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       subscriptions.set(uri, { dispose: () => undefined });
     } else if (isFixedResource(uri)) {
       // Watched through the configuration (theme, plugins, workspace/info's settings) and the note set
-      // (workspace/info): see onConfigChanged and checkNoteSet above.
+      // (workspace/info): see onConfigChanged and checkNoteSet above. A plugin name is decoded now, as a read
+      // decodes it: a malformed escape is refused here, not met at every change of the configuration.
+      const plugin = PLUGIN_URI.exec(uri);
+      if (plugin) decodePart(plugin[1], uri);
       subscriptions.set(uri, { dispose: () => undefined });
     } else {
       throw new ProtocolError(

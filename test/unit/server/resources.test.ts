@@ -133,6 +133,8 @@ describe('MCP resources', () => {
     await rejects(h.client, 'not a uri', /^MCP error -32602: Invalid params for resources\/read: uri: "not a uri" is not a valid URI$/, -32602);
     await rejects(h.client, `notesapp://notes/${'a'.repeat(70_000)}.md`, /uri: 70020 characters, over the limit of 65536/, -32602);
     await assert.rejects(h.client.subscribeResource({ uri: 'no uri at all' }), /-32602: Invalid params for resources\/subscribe: uri: "no uri at all" is not a valid URI/);
+    // Subscribing is refused as reading is: a subscription that cannot be read would break every later change.
+    await assert.rejects(h.client.subscribeResource({ uri: 'notesapp://plugins/%E0' }), /-32602: Invalid resource URI notesapp:\/\/plugins\/%E0: "%E0" holds a malformed percent-escape/);
     assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents).theme, 'dark');
   });
 
