@@ -177,11 +177,6 @@ export class HardenedStdioTransport implements Transport {
   }
 
   /**
-   * Resolves once every message handed to the transport has been written out (a large reply counts until the
-   * stream drained it); at once when nothing is queued. Background work waits for it, so that it does not hold up
-   * the event loop while a reply is leaving.
-   */
-  /**
    * Aborted once the client's input has ended and every line of it has been handled: requests the server sent the
    * client (sampling) stop waiting for an answer that cannot come, and the requests still running finish sooner.
    */
@@ -189,6 +184,11 @@ export class HardenedStdioTransport implements Transport {
     return this.inputDone.signal;
   }
 
+  /**
+   * Resolves once every message handed to the transport has been written out (a large reply counts until the
+   * stream drained it); at once when nothing is queued. Background work waits for it, so that it does not hold up
+   * the event loop while a reply is leaving.
+   */
   whenIdle(): Promise<void> {
     if (this.queuedWrites === 0 || this.closed) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));

@@ -64,13 +64,11 @@ function describeSearch(config: NotesConfig) {
 
 export function registerSearchTools(ctx: NotesContext): void {
   const maxBytes = maxReplyBytes(ctx);
-  const { description, input } = describeSearch(ctx.config);
   defineTool(ctx, {
     name: 'search_files',
     category: 'search',
     title: 'Search files',
-    description,
-    input,
+    ...describeSearch(ctx.config),
     describe: describeSearch,
     output: {
       results: z

@@ -149,6 +149,14 @@ function dumpYaml(data: object): string {
   return yaml.dump(data, YAML_OPTIONS);
 }
 
+/**
+ * A one-line string as a YAML scalar in the schema frontmatter is read with, quoted as dumpYaml quotes it (when it
+ * would read as something else, here or in a YAML 1.1 reader): for templates filling a frontmatter value.
+ */
+export function yamlScalar(text: string): string {
+  return yaml.dump(text, { ...YAML_OPTIONS, lineWidth: -1 }).replace(/\n$/, '');
+}
+
 /** `key: value` as YAML ending in `eol`. */
 function dumpEntry(key: string, value: unknown, eol: string): string {
   let yaml = dumpYaml({ [key]: value });

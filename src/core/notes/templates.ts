@@ -1,5 +1,5 @@
 // New-note templates ({title}, {date}, {time}, {datetime}) and note titles turned into portable file names.
-import yaml from 'js-yaml';
+import { yamlScalar } from './frontmatter';
 import { WINDOWS_RESERVED } from '../workspace/path-guard';
 
 function pad(n: number): string {
@@ -18,7 +18,7 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
   const values: Record<string, string> = { title: vars.title, date, time, datetime };
   const fill = (text: string) => text.replace(/\{(title|date|time|datetime)\}/g, (_, key: string) => values[key]);
   // In the template's frontmatter, a variable that is a whole value (`title: {title}`) is written as YAML reads it
-  // back: quoted when the text alone would read otherwise (`Re: budget`, `#1 priority`, `true`).
+  // back: quoted when the text alone would read otherwise (`Re: budget`, `#1 priority`, `true`, `10:30`).
   const block = /^(\uFEFF?---[ \t]*\r?\n)([\s\S]*?\r?\n)?(---[ \t]*(?:\r?\n|$))/.exec(template);
   if (!block) return fill(template);
   const front = (block[2] ?? '').replace(
@@ -26,16 +26,6 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
     (_, head: string, key: string) => head + yamlScalar(values[key]),
   );
   return block[1] + fill(front) + block[3] + fill(template.slice(block[0].length));
-}
-
-/** `text` as a YAML scalar that reads back as that string: plain when it does, else double-quoted. */
-function yamlScalar(text: string): string {
-  try {
-    if ((yaml.load(`v: ${text}`, { schema: yaml.CORE_SCHEMA }) as { v?: unknown } | null)?.v === text) return text;
-  } catch {
-    // not a plain scalar
-  }
-  return JSON.stringify(text);
 }
 
 /** A title on one line, as a heading and the template's `{title}` show it: runs of whitespace become one space. */

@@ -113,7 +113,6 @@ async function removeStaleTemps(dir: string): Promise<void> {
   }
 }
 
-/** Writes and syncs `content` to a new temporary file in `dir` (with `mode` when given) and returns its path. */
 /** What a replaced file keeps: its mode, and its owner where this process may give it (as root). */
 interface Kept {
   mode: number;
@@ -121,6 +120,7 @@ interface Kept {
   gid: number;
 }
 
+/** Writes and syncs `content` to a new temporary file in `dir` (keeping what `kept` says) and returns its path. */
 async function writeTemp(dir: string, content: string, kept: Kept | undefined): Promise<string> {
   const temp = path.join(dir, tempFileName());
   const handle = await fs.open(temp, 'wx', kept?.mode ?? 0o666);

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ConfigStore } from '../../core/config';
 import { clientConfiguration, type ClientConfigOptions } from './client-config';
-import { getPluginSetting, isSecretKey, setPluginSetting, shownArgument, shownPluginSetting } from './plugin-settings';
+import { checkArgs, getPluginSetting, isSecretKey, setPluginSetting, shownArgument, shownPluginSetting } from './plugin-settings';
 import { runTool, type RunToolOutcome } from './run-tool';
 import type { ServerManager } from './server-manager';
 import type { ServerStatus } from './status';
@@ -32,14 +32,6 @@ const portArg = z.union([z.number().int().min(1).max(65535), z.object({ port: z.
 function parsePort(value: unknown): number | undefined {
   const parsed = portArg.safeParse(value);
   if (!parsed.success) throw new Error(`port must be a whole number from 1 to 65535, got ${JSON.stringify(value)}`);
-  return parsed.data;
-}
-
-function parseArgs<T>(schema: z.ZodType<T>, what: string, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new Error(`${what}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'} ${i.message}`).join('; ')}`);
-  }
   return parsed.data;
 }
 
@@ -182,7 +174,7 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
     return undefined;
   });
   register('notesapp.runTool', async (name?: unknown, args?: unknown) =>
-    api.runTool(typeof name === 'string' ? name : undefined, parseArgs(z.record(z.string(), z.unknown()).optional(), 'tool arguments', args)),
+    api.runTool(typeof name === 'string' ? name : undefined, checkArgs(z.record(z.string(), z.unknown()).optional(), 'tool arguments', args)),
   );
   register('notesapp.copyClientConfiguration', async () => {
     const text = await api.copyClientConfiguration();
@@ -211,7 +203,7 @@ function pluginObject(what: string, a?: unknown, b?: unknown, c?: unknown): { pl
   };
   if (typeof a === 'object' && a !== null && !Array.isArray(a)) {
     if (b !== undefined || c !== undefined) throw new Error(`${what}: give either one {plugin_name, key, value} object or the arguments one by one, not both`);
-    const o = parseArgs(pluginObjectArg, what, a);
+    const o = checkArgs(pluginObjectArg, what, a);
     return { plugin: text('plugin_name', o.plugin_name), key: text('key', o.key), value: o.value, hasValue: Object.hasOwn(a, 'value') };
   }
   return { plugin: text('plugin_name', a), key: text('key', b), value: c, hasValue: c !== undefined };

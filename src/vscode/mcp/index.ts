@@ -91,10 +91,11 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
       config = next;
       const was = old.integrations.mcp.enabled;
       const now = next.integrations.mcp.enabled;
-      // Another notes folder (or one that can now be served) means another definition for VS Code chat.
-      if (old.workspace.defaultPath !== next.workspace.defaultPath) definitionsChanged.fire();
+      // Another notes folder means another definition for VS Code chat (a missing folder that is created later
+      // changes nothing here: the definition is offered again when VS Code next asks), and so does switching the
+      // server on or off: one event for both.
+      if (old.workspace.defaultPath !== next.workspace.defaultPath || was !== now) definitionsChanged.fire();
       if (was === now) return;
-      definitionsChanged.fire();
       // Disabling the server in the configuration stops it, a start under way included (stop waits in the same
       // queue, after it); enabling it again honours autoStart.
       if (!now) {

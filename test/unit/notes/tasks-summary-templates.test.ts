@@ -93,7 +93,7 @@ describe('notes/templates', () => {
   it('fills a whole frontmatter value so that it reads back as the title, and the body as written', () => {
     const now = new Date(2024, 2, 5, 14, 5, 0);
     const template = '---\ntitle: {title}\ncreated: {date}\nat: {time}\n---\n# {title}\n';
-    for (const title of ['Re: budget', '#1 priority', 'true', '42', "it's \"quoted\"", 'Plain title', '- dash', '[draft]']) {
+    for (const title of ['Re: budget', '#1 priority', 'true', '42', "it's \"quoted\"", 'Plain title', '- dash', '[draft]', 'yes', '10:30', 'x'.repeat(120)]) {
       const out = renderTemplate(template, { title: oneLineTitle(title), now });
       const split = splitNote(out);
       assert.equal(split.frontmatterError, undefined, out);
@@ -102,7 +102,8 @@ describe('notes/templates', () => {
       assert.equal(split.data.at, '14:05');
       assert.equal(split.body, `# ${title}\n`, 'the body gets the title as it is');
     }
-    assert.equal(renderTemplate(template, { title: 'Plain', now }), '---\ntitle: Plain\ncreated: 2024-03-05\nat: 14:05\n---\n# Plain\n');
+    // Quoted as update_note_metadata writes values: a time would be a number to a YAML 1.1 reader.
+    assert.equal(renderTemplate(template, { title: 'Plain', now }), "---\ntitle: Plain\ncreated: 2024-03-05\nat: '14:05'\n---\n# Plain\n");
     // Part of a value is filled as it is: the template's author quotes it.
     assert.equal(renderTemplate('---\nlabel: "Note {title}"\n---\n', { title: 'Re: x', now }), '---\nlabel: "Note Re: x"\n---\n');
     assert.equal(oneLineTitle('  a\n b\tc  '), 'a b c');
