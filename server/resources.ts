@@ -314,7 +314,7 @@ function readCursor(cursor: string): string {
   if (dot > 0 && cursor.slice(dot + 1) === cursorMac(cursor.slice(0, dot))) return Buffer.from(cursor.slice(0, dot), 'base64url').toString('utf8');
   const shown = cursor.length > 100 ? `${cursor.slice(0, 100)}…` : cursor;
   const details = `Invalid cursor "${shown}": it is not a nextCursor this server gave. List from the first page (no cursor), then pass each page's nextCursor as it is.`;
-  throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { details });
+  throw new ProtocolError(ProtocolErrorCode.invalidParams, details);
 }
 
 /**

@@ -98,11 +98,11 @@ export function refuseUnknownTools(server: McpServer, disabledBy: (name: string)
     if (tool) {
       const setting = disabledBy(name);
       const details = `Tool ${name} is disabled${setting ? `: ${setting}` : ''}. It is not in tools/list while it is disabled.`;
-      throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { details, tool: name });
+      throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { tool: name });
     }
     const available = [...tools].filter(([, t]) => t.enabled).map(([n]) => n);
     const details = `Unknown tool "${name}". This server's tools: ${available.join(', ') || 'none'}.`;
-    throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { details, tool: name });
+    throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { tool: name });
   };
   const protocol = server.server;
   const setRequestHandler = protocol.setRequestHandler.bind(protocol);
