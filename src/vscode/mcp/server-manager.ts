@@ -37,6 +37,24 @@ interface Running {
 
 const STDERR_LINES_KEPT = 20;
 
+const LOG_LINE = /^\d{4}-\d\d-\d\dT[\d:.]+Z \[(\w+)\] /;
+
+/**
+ * The line of the server's last stderr lines that says what went wrong, or undefined when none does. The server's
+ * own info, debug and warn lines are its ordinary log, not a reason; of an uncaught error Node prints the message, the
+ * stack and its version last: the message is the reason. Log prefixes (time and level) are left out.
+ */
+export function failureLine(tail: readonly string[]): string | undefined {
+  for (let i = tail.length - 1; i >= 0; i--) {
+    const line = tail[i].trim();
+    if (!line || /^at /.test(line) || /^Node\.js v\d/.test(line) || /^\^+$/.test(line)) continue;
+    const level = LOG_LINE.exec(line);
+    if (!level) return line;
+    if (level[1] === 'error') return line.slice(level[0].length);
+  }
+  return undefined;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -185,15 +203,21 @@ export class ServerManager implements vscode.Disposable {
     });
     const stderrTail: string[] = [];
     let partial = '';
+    const keep = (line: string) => {
+      if (!line.trim()) return;
+      this.o.log.debug(`[server] ${line}`);
+      stderrTail.push(line);
+      if (stderrTail.length > STDERR_LINES_KEPT) stderrTail.shift();
+    };
     transport.stderr?.on('data', (chunk: Buffer) => {
       const lines = (partial + chunk.toString('utf8')).split(/\r?\n/);
       partial = lines.pop() ?? '';
-      for (const line of lines) {
-        if (!line.trim()) continue;
-        this.o.log.debug(`[server] ${line}`);
-        stderrTail.push(line);
-        if (stderrTail.length > STDERR_LINES_KEPT) stderrTail.shift();
-      }
+      lines.forEach(keep);
+    });
+    // A last line without a newline (a process killed mid-write) still counts.
+    transport.stderr?.on('end', () => {
+      keep(partial);
+      partial = '';
     });
     const client = new Client({ name: 'notesapp-vscode', version: this.o.clientVersion });
     try {
@@ -202,7 +226,8 @@ export class ServerManager implements vscode.Disposable {
       await client.close().catch(() => undefined);
       const pid = transport.pid;
       if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
-      const detail = stderrTail.at(-1) ? ` (${stderrTail.at(-1)})` : '';
+      const reason = failureLine(stderrTail);
+      const detail = reason ? ` (${reason})` : '';
       this.lastError = `The MCP server did not start: ${(err as Error).message}${detail}`;
       this.o.log.error(this.lastError);
       this.emit();
@@ -262,8 +287,8 @@ export class ServerManager implements vscode.Disposable {
     if (this.running !== r) return; // an orderly stop: shutdown() already let go of it
     this.running = undefined;
     this.tools = [];
-    const tail = r.stderrTail.at(-1);
-    this.lastError = `The MCP server (pid ${r.pid}) exited unexpectedly${tail ? `: ${tail}` : ''}`;
+    const reason = failureLine(r.stderrTail);
+    this.lastError = `The MCP server (pid ${r.pid}) exited unexpectedly${reason ? `: ${reason}` : ''}`;
     this.o.log.error(this.lastError);
     if (Date.now() - r.startedAt >= this.stableAfterMs) this.restartAttempts = 0;
     const delay = this.restartDelaysMs[this.restartAttempts];

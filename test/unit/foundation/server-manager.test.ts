@@ -6,6 +6,7 @@ import path from 'node:path';
 import type * as vscodeTypes from 'vscode';
 import { ServerManager } from '../../../src/vscode/mcp/server-manager';
 import type { LaunchOptions } from '../../../src/vscode/mcp/server-process';
+import type { ServerStatus } from '../../../src/vscode/mcp/status';
 import { fakeLog } from '../fake-vscode';
 
 const serverScript = path.resolve(__dirname, '../../../dist/server.js');
@@ -56,5 +57,49 @@ describe('extension: the MCP server manager', () => {
     assert.equal(given.port, 7000, 'a port given to restart is the running one');
     configuredPort = 8000;
     assert.equal(manager.status().port, 7000);
+  });
+
+  describe('a server that exits unexpectedly', () => {
+    // The built server behind a wrapper that logs an ordinary info line first and dies of an uncaught error on SIGUSR2.
+    beforeEach(() => {
+      const wrapper = path.join(dir, 'crashing-server.cjs');
+      fs.writeFileSync(
+        wrapper,
+        [
+          `process.stderr.write('2026-01-01T00:00:00.000Z [info] index: 1 folders watched in 1 ms\\n');`,
+          `process.on('SIGUSR2', () => setTimeout(() => { throw new Error('notes index exploded'); }));`,
+          `require(${JSON.stringify(serverScript)});`,
+        ].join('\n'),
+      );
+      const real = launch;
+      launch = () => ({ ...real(), serverScript: wrapper });
+    });
+    const crashed = () =>
+      new Promise<ServerStatus>((resolve) => {
+        const sub = manager.onDidChangeStatus((s) => {
+          if (s.is_running || !s.last_error) return;
+          sub.dispose();
+          resolve(s);
+        });
+      });
+
+    it("says what the uncaught error was, not Node's version line after its stack", async function () {
+      if (process.platform === 'win32') this.skip();
+      this.timeout(30_000);
+      const { pid, last_error } = await manager.start();
+      assert.ok(pid, String(last_error));
+      const report = crashed();
+      process.kill(pid, 'SIGUSR2');
+      assert.equal((await report).last_error, `The MCP server (pid ${pid}) exited unexpectedly: Error: notes index exploded`);
+    });
+
+    it('gives no reason rather than an ordinary log line when it had none to say', async function () {
+      this.timeout(30_000);
+      const { pid, last_error } = await manager.start();
+      assert.ok(pid, String(last_error));
+      const report = crashed();
+      process.kill(pid, 'SIGKILL');
+      assert.equal((await report).last_error, `The MCP server (pid ${pid}) exited unexpectedly`);
+    });
   });
 });
