@@ -104,7 +104,7 @@ export const workspace = {
 
 export const env = {
   appRoot: path.join(path.sep, 'nonexistent-vscode-app-root'),
-  clipboard: { writeText: async () => undefined },
+  clipboard: { writeText: async (_text: string): Promise<void> => undefined },
 };
 
 export const lm = {

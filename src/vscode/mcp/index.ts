@@ -7,7 +7,7 @@ import type { BridgeEndpoint } from '../bridge/bridge-server';
 import { createMcpShellApi, registerServerCommands, type McpShellApi } from './commands';
 import { mcpServerDefinitions, registerDefinitionProvider } from './definition-provider';
 import { ServerManager } from './server-manager';
-import { vscodeRipgrep, type LaunchOptions } from './server-process';
+import { notesFolderProblem, vscodeRipgrep, type LaunchOptions } from './server-process';
 import { registerStatusBar } from './status-bar';
 
 export interface McpShell extends McpShellApi {
@@ -70,10 +70,19 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
       return fn(...a);
     };
   const offered = () => config.integrations.mcp.enabled && notesFolder() !== undefined;
+  // A configuration for another client must name a folder it can serve: without --workspace the server would serve
+  // whatever folder that client starts it in (often / or the home folder).
+  const copyClientConfiguration = refuseWhenDisabled(async () => {
+    const folder = notesFolder();
+    const problem = folder === undefined ? undefined : notesFolderProblem(folder);
+    if (problem) throw new Error(`No MCP client configuration copied: ${problem}`);
+    return base.copyClientConfiguration();
+  });
   const api: McpShell = {
     ...base,
     startServer: refuseWhenDisabled(base.startServer),
     restartServer: refuseWhenDisabled(base.restartServer),
+    copyClientConfiguration,
     mcpServerDefinitions: () => (offered() ? mcpServerDefinitions(launch(), version) : []),
     shutdown: () => manager.shutdownForDeactivate(),
   };

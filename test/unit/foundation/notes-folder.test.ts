@@ -27,6 +27,25 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Runs "Copy MCP Client Configuration"; returns what it put on the clipboard and what the user was shown. */
+  const copy = async (): Promise<{ clipboard: string[]; outcome: string; shown: typeof fake.shown }> => {
+    const clipboard: string[] = [];
+    const writeText = fake.env.clipboard.writeText;
+    fake.env.clipboard.writeText = async (text: string) => {
+      clipboard.push(text);
+    };
+    fake.shown.length = 0;
+    try {
+      const outcome = await fake.commands.executeCommand('notesapp.copyClientConfiguration').then(
+        () => 'copied',
+        (err: Error) => err.message,
+      );
+      return { clipboard, outcome, shown: [...fake.shown] };
+    } finally {
+      fake.env.clipboard.writeText = writeText;
+    }
+  };
+
   const open = (defaultPath: string): McpShell => {
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(file, JSON.stringify({ workspace: { defaultPath }, integrations: { mcp: { autoStart: false } } }));
@@ -56,6 +75,23 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
       'The MCP server did not start: The notes folder "~/Notes" is not an absolute path (workspace.defaultPath is taken as written; a leading ~ is not expanded): set the folder\'s full path, or open a folder.',
     );
     assert.deepEqual(api.mcpServerDefinitions(), []);
+  });
+
+  it('no folder open and no workspace.defaultPath: "Copy MCP Client Configuration" copies nothing and says why', async () => {
+    open('');
+    const message = 'Open a notes folder first (or set workspace.defaultPath in the configuration).';
+    assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
+  });
+
+  it('a workspace.defaultPath that cannot be served: "Copy MCP Client Configuration" copies nothing and names the problem', async () => {
+    const missing = path.join(dir, 'Notes');
+    open(missing);
+    const message = `No MCP client configuration copied: The notes folder ${missing} does not exist: create it, open a folder, or change workspace.defaultPath in the configuration.`;
+    assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
+    fs.mkdirSync(missing);
+    const { clipboard, outcome } = await copy();
+    assert.equal(outcome, 'copied');
+    assert.deepEqual(JSON.parse(clipboard[0]).mcpServers.notes.args.slice(1), ['--workspace', missing, '--config', path.join(dir, 'config.json')]);
   });
 
   it('a folder that exists is served, and offered to VS Code chat with it as the working folder', async function () {
