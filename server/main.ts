@@ -59,6 +59,42 @@ function configWatcher(file: string): (apply: (config: NotesConfig) => void) => 
   };
 }
 
+/**
+ * The folder to serve, or the exit status after saying why there is none: `--workspace`, else NOTESAPP_WORKSPACE (an
+ * empty one counts as unset), else workspace.defaultPath, which is taken as written (an absolute path, ~ not
+ * expanded, as the extension takes it), else the current directory.
+ */
+function workspaceFolder(flag: string | undefined, configPath: string, config: NotesConfig): string | number {
+  if (flag === '') {
+    process.stderr.write(`notesapp-mcp: --workspace needs a folder, got an empty value\n\n${USAGE}\n`);
+    return 2;
+  }
+  const defaultPath = config.workspace.defaultPath;
+  const given = flag ?? (process.env.NOTESAPP_WORKSPACE || undefined);
+  if (given === undefined && defaultPath && !path.isAbsolute(defaultPath)) {
+    process.stderr.write(
+      `notesapp-mcp: workspace.defaultPath "${defaultPath}" in ${configPath} is not an absolute path (it is taken as written; a leading ~ is not expanded): set the folder's full path there, or give --workspace DIR.\n`,
+    );
+    return 1;
+  }
+  const folder = path.resolve(given ?? (defaultPath || process.cwd()));
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(folder);
+  } catch {
+    stat = undefined;
+  }
+  if (!stat) {
+    process.stderr.write(`notesapp-mcp: workspace folder not found: ${folder}\n`);
+    return 1;
+  }
+  if (!stat.isDirectory()) {
+    process.stderr.write(`notesapp-mcp: the workspace ${folder} is not a folder: give the folder that holds the notes\n`);
+    return 1;
+  }
+  return folder;
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<number> {
   let args;
   try {
@@ -108,13 +144,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   }
   getLogger().addSecrets(collectSecrets(config));
   if (config.development.debugLogging) getLogger().setLevel('debug');
-  const workspaceRoot = path.resolve(
-    args.workspace ?? process.env.NOTESAPP_WORKSPACE ?? (config.workspace.defaultPath || process.cwd()),
-  );
-  if (!fs.existsSync(workspaceRoot) || !fs.statSync(workspaceRoot).isDirectory()) {
-    process.stderr.write(`notesapp-mcp: workspace folder not found: ${workspaceRoot}\n`);
-    return 1;
-  }
+  const workspaceRoot = workspaceFolder(args.workspace, configPath, config);
+  if (typeof workspaceRoot === 'number') return workspaceRoot;
   // Created first (it touches stdin and stdout only once connected): the index's background work waits for it.
   const transport = new HardenedStdioTransport({ limits, log });
   const waitForOutput = () => transport.whenIdle();

@@ -51,6 +51,52 @@ describe('dist/server.js over stdio', () => {
     assert.equal(r.stdout, '', 'nothing but protocol messages on stdout');
   });
 
+  describe('the workspace folder it is given', () => {
+    const run = (args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) =>
+      spawnSync(process.execPath, [serverJs, ...args], { encoding: 'utf8', input: '', cwd: options.cwd, env: { ...process.env, ...options.env } });
+    const configWith = (defaultPath: string) => {
+      const file = path.join(dir, `config-${Math.random().toString(36).slice(2)}.json`);
+      fs.writeFileSync(file, JSON.stringify({ workspace: { defaultPath } }));
+      return file;
+    };
+
+    it('refuses a workspace.defaultPath that is not absolute instead of serving that name under its current folder', () => {
+      fs.mkdirSync(path.join(dir, 'Notes'), { recursive: true });
+      for (const defaultPath of ['Notes', '~/Notes']) {
+        const config = configWith(defaultPath);
+        const r = run(['--config', config], { cwd: dir, env: { NOTESAPP_WORKSPACE: '' } });
+        assert.equal(r.status, 1, r.stderr);
+        assert.ok(
+          r.stderr.includes(`notesapp-mcp: workspace.defaultPath "${defaultPath}" in ${config} is not an absolute path (it is taken as written; a leading ~ is not expanded)`),
+          r.stderr,
+        );
+        assert.doesNotMatch(r.stderr, /serving/);
+      }
+    });
+
+    it('serves an absolute workspace.defaultPath, an empty NOTESAPP_WORKSPACE counting as unset', () => {
+      const notes = fs.mkdtempSync(path.join(dir, 'notes-'));
+      const r = run(['--config', configWith(notes)], { cwd: os.tmpdir(), env: { NOTESAPP_WORKSPACE: '' } });
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(r.stderr.includes(`serving ${notes} over stdio`), r.stderr);
+    });
+
+    it('refuses a file given as the workspace, saying it is not a folder', () => {
+      const file = path.join(dir, 'a-note.md');
+      fs.writeFileSync(file, '# a note\n');
+      const r = run(['--workspace', file, '--config', configWith('')]);
+      assert.equal(r.status, 1);
+      assert.ok(r.stderr.includes(`notesapp-mcp: the workspace ${file} is not a folder`), r.stderr);
+    });
+
+    it('refuses an empty --workspace with usage instead of serving its current folder', () => {
+      const r = run(['--workspace', '', '--config', configWith('')], { cwd: dir });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /--workspace needs a folder, got an empty value[\s\S]*Usage: notesapp-mcp/);
+      assert.doesNotMatch(r.stderr, /serving/);
+    });
+  });
+
   it('exits soon after its client goes away, with a workspace index retired by a settings change still pending', async function () {
     this.timeout(30_000);
     const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-exit-'));
