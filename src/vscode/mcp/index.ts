@@ -15,6 +15,8 @@ export interface McpShell extends McpShellApi {
   mcpServerDefinitions(): vscode.McpStdioServerDefinition[];
   /** Stops the server and waits until its process is gone (deactivate). */
   shutdown(): Promise<void>;
+  /** The notes folder the server is started on: the first local folder of the window, else workspace.defaultPath. */
+  notesFolder(): string | undefined;
 }
 
 export interface McpShellDeps {
@@ -85,6 +87,7 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     copyClientConfiguration,
     mcpServerDefinitions: () => (offered() ? mcpServerDefinitions(launch(), version) : []),
     shutdown: () => manager.shutdownForDeactivate(),
+    notesFolder,
   };
 
   registerServerCommands(context, api, store, log);

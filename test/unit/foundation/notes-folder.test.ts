@@ -6,6 +6,7 @@ import path from 'node:path';
 import type * as vscodeTypes from 'vscode';
 import { ConfigStore } from '../../../src/core/config/store';
 import { registerMcpShell, type McpShell } from '../../../src/vscode/mcp';
+import { registerShowStatus } from '../../../src/vscode/show-status';
 import * as fake from '../fake-vscode';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -92,6 +93,30 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     const { clipboard, outcome } = await copy();
     assert.equal(outcome, 'copied');
     assert.deepEqual(JSON.parse(clipboard[0]).mcpServers.notes.args.slice(1), ['--workspace', missing, '--config', path.join(dir, 'config.json')]);
+  });
+
+  it('"Notes: Show Status" names the folder served: workspace.defaultPath with no folder open, else the first local folder', async () => {
+    const notes = path.join(dir, 'Notes');
+    fs.mkdirSync(notes);
+    const api = open(notes);
+    const file = path.join(dir, 'config.json');
+    registerShowStatus(context as unknown as vscodeTypes.ExtensionContext, fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel, file, () => api.notesFolder());
+    const shownStatus = async () => {
+      fake.shown.length = 0;
+      const summary = await fake.commands.executeCommand('notesapp.showStatus');
+      return { summary, shown: fake.shown.map((n) => n.message) };
+    };
+    assert.deepEqual(await shownStatus(), {
+      summary: { version: '0.0.0', configPath: file, workspaceFolder: notes },
+      shown: [`Notes 0.0.0 — configuration: ${file} — workspace: ${notes}`],
+    });
+    // A virtual folder first (a repository opened remotely), then a local one: the local one is served.
+    const local = path.join(dir, 'local');
+    fs.mkdirSync(local);
+    const virtual = { uri: { scheme: 'vscode-vfs', fsPath: '/owner/repo' }, name: 'repo', index: 0 };
+    fake.workspace.workspaceFolders = [virtual as unknown as { uri: fake.Uri; name: string; index: number }, { uri: fake.Uri.file(local), name: 'local', index: 1 }];
+    assert.equal(((await shownStatus()).summary as { workspaceFolder: string }).workspaceFolder, local);
+    assert.equal(api.mcpServerDefinitions()[0]?.args[2], local, 'the folder VS Code chat is offered');
   });
 
   it('a folder that exists is served, and offered to VS Code chat with it as the working folder', async function () {

@@ -16,8 +16,8 @@ describe('extension: Show Status', () => {
   it('names the file the configuration store uses, also when NOTESAPP_CONFIG_PATH is relative (and so not used)', async () => {
     process.env.NOTESAPP_CONFIG_PATH = 'relative/config.json';
     const used = '/home/someone/.config/com.notesapp.app/config.json';
-    assert.deepEqual(statusSummary(ctx, used), { version: '9.9.9', configPath: used, workspaceFolder: null });
-    registerShowStatus(ctx, fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel, used);
+    assert.deepEqual(statusSummary(ctx, used, () => undefined), { version: '9.9.9', configPath: used, workspaceFolder: null });
+    registerShowStatus(ctx, fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel, used, () => undefined);
     assert.deepEqual(await fake.commands.executeCommand('notesapp.showStatus'), { version: '9.9.9', configPath: used, workspaceFolder: null });
     assert.deepEqual(fake.shown, [{ kind: 'info', message: `Notes 9.9.9 — configuration: ${used} — workspace: no folder open` }]);
   });
