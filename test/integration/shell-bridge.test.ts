@@ -106,4 +106,24 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
       await note.dispose();
     }
   });
+
+  it('refuses to edit a read-only editor, saying so, and leaves it unchanged', async () => {
+    const note = await openScratchNote('# Locked\n');
+    const { record } = discovery();
+    const { connection, socket } = await connect(record.address);
+    await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession');
+    try {
+      await connection.sendRequest(BridgeMethods.authenticate, { token: record.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
+      const readOnly = (err: { code?: number; message?: string }) => err.code === BridgeErrorCodes.editRejected && /is read-only\. Nothing was changed\./.test(err.message ?? '');
+      await assert.rejects(connection.sendRequest(BridgeMethods.insertAtCursor, { content: 'added' }), readOnly);
+      await assert.rejects(connection.sendRequest(BridgeMethods.setEditorContent, { content: '# Replaced\n' }), readOnly);
+      assert.equal(note.editor.document.getText(), '# Locked\n');
+      assert.equal(note.editor.document.isDirty, false);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.files.setActiveEditorWriteableInSession');
+      connection.dispose();
+      socket.destroy();
+      await note.dispose();
+    }
+  });
 });

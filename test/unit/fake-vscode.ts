@@ -32,6 +32,10 @@ export class Uri {
   static file(p: string): Uri {
     return new Uri('file', path.resolve(p));
   }
+  /** Any other scheme (`untitled:`, a read-only file system's); the path is kept as given. */
+  static from(parts: { scheme: string; path: string }): Uri {
+    return new Uri(parts.scheme, parts.path);
+  }
   get path(): string {
     return this.fsPath;
   }
@@ -72,7 +76,145 @@ function notification(kind: 'error' | 'warning' | 'info') {
   };
 }
 
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Range {
+  constructor(
+    readonly start: Position,
+    readonly end: Position,
+  ) {}
+  get isEmpty(): boolean {
+    return this.start.line === this.end.line && this.start.character === this.end.character;
+  }
+}
+
+export class Selection extends Range {
+  constructor(
+    readonly anchor: Position,
+    readonly active: Position,
+  ) {
+    const before = anchor.line < active.line || (anchor.line === active.line && anchor.character <= active.character);
+    super(before ? anchor : active, before ? active : anchor);
+  }
+}
+
+export enum EndOfLine {
+  LF = 1,
+  CRLF = 2,
+}
+
+interface TextReplacement {
+  range: Range;
+  text: string;
+}
+
+/**
+ * A text document as VS Code's model keeps it: inserted text takes the document's line ends, and the version goes up
+ * with every edit that is not empty. `readOnly` stands for every way VS Code makes an editor read-only (a read-only
+ * file system, `files.readonlyInclude`, "Set Active Editor Read-only in Session").
+ */
+export class FakeTextDocument {
+  version = 1;
+  isDirty = false;
+  constructor(
+    readonly uri: Uri,
+    private text: string,
+    readonly options: { languageId?: string; eol?: EndOfLine; readOnly?: boolean } = {},
+  ) {}
+  get languageId(): string {
+    return this.options.languageId ?? 'markdown';
+  }
+  get eol(): EndOfLine {
+    return this.options.eol ?? EndOfLine.LF;
+  }
+  get readOnly(): boolean {
+    return this.options.readOnly ?? false;
+  }
+  getText(range?: Range): string {
+    return range ? this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end)) : this.text;
+  }
+  offsetAt(position: Position): number {
+    const lines = this.text.split('\n');
+    let offset = 0;
+    for (let line = 0; line < position.line && line < lines.length; line++) offset += lines[line].length + 1;
+    return Math.min(offset + position.character, this.text.length);
+  }
+  positionAt(offset: number): Position {
+    const before = this.text.slice(0, offset).split('\n');
+    return new Position(before.length - 1, before[before.length - 1].length);
+  }
+  /** Applies the replacements (ranges of the text before any of them); returns where each inserted text ends. */
+  apply(replacements: readonly TextReplacement[]): number[] {
+    const eol = this.eol === EndOfLine.CRLF ? '\r\n' : '\n';
+    const edits = replacements
+      .map((r, index) => ({ index, start: this.offsetAt(r.range.start), end: this.offsetAt(r.range.end), text: r.text.replace(/\r\n|\r|\n/g, eol) }))
+      .sort((a, b) => a.start - b.start);
+    const ends: number[] = [];
+    let result = '';
+    let from = 0;
+    for (const e of edits) {
+      result += this.text.slice(from, e.start) + e.text;
+      ends[e.index] = result.length;
+      from = e.end;
+    }
+    result += this.text.slice(from);
+    if (edits.some((e) => e.start !== e.end || e.text !== '')) {
+      this.text = result;
+      this.version++;
+      this.isDirty = true;
+    }
+    return ends;
+  }
+}
+
+type EditBuilder = { replace(range: Range, text: string): void; insert(position: Position, text: string): void };
+
+/** The request reaches the renderer a turn later, so an edit prepared against a version already gone is refused. */
+const rendererTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+export class FakeTextEditor {
+  selections: Selection[] = [new Selection(new Position(0, 0), new Position(0, 0))];
+  constructor(readonly document: FakeTextDocument) {}
+  get selection(): Selection {
+    return this.selections[0];
+  }
+  /** As VS Code's TextEditor.edit: false when the document changed since the call; true, but no edit, when read-only. */
+  async edit(callback: (builder: EditBuilder) => void): Promise<boolean> {
+    const version = this.document.version;
+    const replacements: TextReplacement[] = [];
+    callback({
+      replace: (range, text) => replacements.push({ range, text }),
+      insert: (position, text) => replacements.push({ range: new Range(position, position), text }),
+    });
+    await rendererTurn();
+    if (this.document.version !== version) return false;
+    if (this.document.readOnly) return true;
+    const ends = this.document.apply(replacements);
+    if (replacements.length === this.selections.length) {
+      this.selections = ends.map((end) => {
+        const at = this.document.positionAt(end);
+        return new Selection(at, at);
+      });
+    }
+    return true;
+  }
+}
+
+export class WorkspaceEdit {
+  readonly entries: Array<{ uri: Uri; range: Range; text: string }> = [];
+  replace(uri: Uri, range: Range, text: string): void {
+    this.entries.push({ uri, range, text });
+  }
+}
+
 export const window = {
+  activeTextEditor: undefined as FakeTextEditor | undefined,
+  visibleTextEditors: [] as FakeTextEditor[],
   showErrorMessage: notification('error'),
   showWarningMessage: notification('warning'),
   showInformationMessage: notification('info'),
@@ -98,6 +240,26 @@ export const commands = {
 
 export const workspace = {
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+  /** The most specific open folder holding the URI, as VS Code answers it. */
+  getWorkspaceFolder(uri: Uri): { uri: Uri; name: string; index: number } | undefined {
+    const holding = (workspace.workspaceFolders ?? []).filter(
+      (f) => f.uri.scheme === uri.scheme && (uri.fsPath === f.uri.fsPath || uri.fsPath.startsWith(f.uri.fsPath + path.sep)),
+    );
+    return holding.sort((a, b) => b.uri.fsPath.length - a.uri.fsPath.length)[0];
+  },
+  /**
+   * As VS Code's: refused (false) when a document changed since the call; a read-only document is edited all the
+   * same (its buffer changes, though it cannot be saved).
+   */
+  async applyEdit(edit: WorkspaceEdit): Promise<boolean> {
+    const documents = window.visibleTextEditors.map((e) => e.document);
+    const targets = edit.entries.map((entry) => ({ entry, document: documents.find((d) => d.uri.toString() === entry.uri.toString()) }));
+    const versions = targets.map((t) => t.document?.version);
+    await rendererTurn();
+    if (targets.some((t, i) => !t.document || t.document.version !== versions[i])) return false;
+    for (const { entry, document } of targets) document!.apply([entry]);
+    return true;
+  },
   getConfiguration: () => ({ get: () => undefined }),
   onDidChangeWorkspaceFolders: () => new Disposable(() => undefined),
 };
@@ -130,4 +292,14 @@ export function resetFake(): void {
   registered.clear();
   window.answers.length = 0;
   workspace.workspaceFolders = undefined;
+  window.activeTextEditor = undefined;
+  window.visibleTextEditors = [];
+}
+
+/** Opens `text` in an editor and makes it the active one (and the only visible one). */
+export function showFakeEditor(uri: Uri, text: string, options: ConstructorParameters<typeof FakeTextDocument>[2] = {}): FakeTextEditor {
+  const editor = new FakeTextEditor(new FakeTextDocument(uri, text, options));
+  window.activeTextEditor = editor;
+  window.visibleTextEditors = [editor];
+  return editor;
 }

@@ -43,26 +43,44 @@ export function getEditorContent(): EditorContent {
   };
 }
 
-/** Replaces the whole document in one WorkspaceEdit, so one undo reverts it; the document is left unsaved. */
+/** The text as the document will hold it: VS Code gives inserted text the document's line ends. */
+function withDocumentEols(document: vscode.TextDocument, text: string): string {
+  return text.replace(/\r\n|\r|\n/g, document.eol === vscode.EndOfLine.CRLF ? '\r\n' : '\n');
+}
+
+/**
+ * Replaces each range with `content` as one undo step. A read-only editor (a read-only file system such as git's,
+ * `files.readonlyInclude`, "Set Active Editor Read-only in Session") drops the edit yet reports it applied, so
+ * the document's version tells whether anything happened; a WorkspaceEdit would even change a read-only buffer.
+ */
+async function replaceRanges(editor: vscode.TextEditor, ranges: readonly vscode.Range[], content: string): Promise<void> {
+  const { document } = editor;
+  const changes = ranges.some((range) => document.getText(range) !== withDocumentEols(document, content));
+  const version = document.version;
+  const applied = await editor.edit((builder) => {
+    for (const range of ranges) builder.replace(range, content);
+  });
+  const uri = document.uri.toString();
+  if (!applied) {
+    throw new ResponseError(BridgeErrorCodes.editRejected, `${uri} changed while the edit was on its way. Nothing was changed: read the editor and try again.`);
+  }
+  if (changes && document.version === version) {
+    throw new ResponseError(BridgeErrorCodes.editRejected, `the editor of ${uri} is read-only. Nothing was changed.`);
+  }
+}
+
+/** Replaces the whole document in one edit, so one undo reverts it; the document is left unsaved. */
 export async function setEditorContent(content: string): Promise<EditResult> {
-  const { document } = targetEditor();
-  const whole = new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length));
-  const edit = new vscode.WorkspaceEdit();
-  edit.replace(document.uri, whole, content);
-  const applied = await vscode.workspace.applyEdit(edit);
-  if (!applied) throw new ResponseError(BridgeErrorCodes.editRejected, `VS Code rejected the edit of ${document.uri.toString()} (is it read-only?).`);
-  return { applied, path: relativePath(document.uri), uri: document.uri.toString(), edits: 1 };
+  const editor = targetEditor();
+  const { document } = editor;
+  await replaceRanges(editor, [new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length))], content);
+  return { applied: true, path: relativePath(document.uri), uri: document.uri.toString(), edits: 1 };
 }
 
 /** Inserts at every cursor, replacing selected text, as one undo step. */
 export async function insertAtCursor(content: string): Promise<EditResult> {
   const editor = targetEditor();
   const selections = editor.selections;
-  const applied = await editor.edit((builder) => {
-    for (const selection of selections) builder.replace(selection, content);
-  });
-  if (!applied) {
-    throw new ResponseError(BridgeErrorCodes.editRejected, `VS Code rejected the insertion into ${editor.document.uri.toString()} (is it read-only?).`);
-  }
-  return { applied, path: relativePath(editor.document.uri), uri: editor.document.uri.toString(), edits: selections.length };
+  await replaceRanges(editor, selections, content);
+  return { applied: true, path: relativePath(editor.document.uri), uri: editor.document.uri.toString(), edits: selections.length };
 }

@@ -1,0 +1,45 @@
+// The extension's editor operations behind the bridge, on the fake VS Code editor, reached as the MCP server does.
+import * as assert from 'node:assert/strict';
+import { BRIDGE_ENV } from '../../../src/core/bridge/protocol';
+import { BridgeServer } from '../../../src/vscode/bridge/bridge-server';
+import { getEditorContent, insertAtCursor, setEditorContent } from '../../../src/vscode/bridge/editor-operations';
+import { EditorBridgeClient } from '../../../server/editor-bridge-client';
+import { fakeLog, Position, resetFake, Selection, showFakeEditor, Uri } from '../fake-vscode';
+
+describe('editor operations served by the bridge', () => {
+  let bridge: BridgeServer;
+  let client: EditorBridgeClient;
+  beforeEach(async () => {
+    resetFake();
+    bridge = BridgeServer.start({ getEditorContent, setEditorContent, insertAtCursor, workspaceFolders: () => [] }, fakeLog());
+    await bridge.ready;
+    const env = { [BRIDGE_ENV.address]: bridge.endpoint.address, [BRIDGE_ENV.token]: bridge.endpoint.token };
+    client = new EditorBridgeClient({ workspaceRoot: process.cwd(), configDir: process.cwd(), env });
+  });
+  afterEach(() => {
+    client.dispose();
+    bridge.dispose();
+    resetFake();
+  });
+
+  it('refuse to edit a read-only editor, saying so, and leave it unchanged', async () => {
+    const editor = showFakeEditor(Uri.from({ scheme: 'git', path: '/ws/a.md' }), '# Old\n', { readOnly: true });
+    editor.selections = [new Selection(new Position(1, 0), new Position(1, 0))];
+    await assert.rejects(client.insertAtCursor('added'), /VS Code rejected the edit: .*git:\/\/\/ws\/a\.md is read-only\. Nothing was changed\./);
+    await assert.rejects(client.setEditorContent('# New\n'), /VS Code rejected the edit: .*git:\/\/\/ws\/a\.md is read-only\. Nothing was changed\./);
+    assert.equal(editor.document.getText(), '# Old\n');
+    assert.equal(editor.document.isDirty, false);
+    // Nothing to change is no refusal: the editor already reads as asked.
+    assert.equal((await client.setEditorContent('# Old\n')).applied, true);
+    assert.equal((await client.insertAtCursor('')).applied, true);
+  });
+
+  it('replace and insert in a writable editor as before', async () => {
+    const editor = showFakeEditor(Uri.file('/ws/b.md'), 'one\ntwo\n');
+    assert.deepEqual(await client.setEditorContent('first\nsecond\n'), { applied: true, path: null, uri: 'file:///ws/b.md', edits: 1 });
+    editor.selections = [new Selection(new Position(0, 0), new Position(0, 0)), new Selection(new Position(1, 0), new Position(1, 6))];
+    assert.equal((await client.insertAtCursor('> ')).edits, 2);
+    assert.equal(editor.document.getText(), '> first\n> \n');
+    assert.equal((await client.getEditorContent()).content, '> first\n> \n');
+  });
+});
