@@ -126,4 +126,24 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
       await note.dispose();
     }
   });
+
+  it('makes edits sent in parallel one after another, refusing none', async () => {
+    const note = await openScratchNote('start\n');
+    const { record } = discovery();
+    const { connection, socket } = await connect(record.address);
+    try {
+      await connection.sendRequest(BridgeMethods.authenticate, { token: record.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
+      note.editor.selections = [new vscode.Selection(1, 0, 1, 0)];
+      const insert = (content: string) => connection.sendRequest(BridgeMethods.insertAtCursor, { content }).then((r) => editResult.parse(r).applied);
+      assert.deepEqual(await Promise.all([insert('one\n'), insert('two\n'), insert('three\n')]), [true, true, true]);
+      assert.equal(note.editor.document.getText(), 'start\none\ntwo\nthree\n');
+      const set = connection.sendRequest(BridgeMethods.setEditorContent, { content: 'replaced\n' }).then((r) => editResult.parse(r).applied);
+      assert.deepEqual(await Promise.all([set, insert('after')]), [true, true]);
+      assert.equal(note.editor.document.getText(), 'replaced\nafter');
+    } finally {
+      connection.dispose();
+      socket.destroy();
+      await note.dispose();
+    }
+  });
 });

@@ -174,8 +174,11 @@ export class FakeTextDocument {
 
 type EditBuilder = { replace(range: Range, text: string): void; insert(position: Position, text: string): void };
 
-/** The request reaches the renderer a turn later, so an edit prepared against a version already gone is refused. */
-const rendererTurn = () => new Promise((resolve) => setImmediate(resolve));
+/**
+ * An edit travels to the renderer and back (a few milliseconds in VS Code), so one prepared against a version that
+ * is gone by the time it arrives is refused.
+ */
+const rendererTurn = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 export class FakeTextEditor {
   selections: Selection[] = [new Selection(new Position(0, 0), new Position(0, 0))];

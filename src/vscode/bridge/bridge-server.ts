@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type * as vscode from 'vscode';
-import { ErrorCodes, Message, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { ErrorCodes, Message, ResponseError, type CancellationToken, type MessageConnection } from 'vscode-jsonrpc/node';
 import {
   authenticateParams,
   BRIDGE_PROTOCOL_VERSION,
@@ -20,8 +20,9 @@ import type { z } from 'zod';
 /** What the bridge needs from VS Code; injected so the socket logic does not reach into globals. */
 export interface EditorHandlers {
   getEditorContent(): unknown;
-  setEditorContent(content: string): Promise<unknown>;
-  insertAtCursor(content: string): Promise<unknown>;
+  /** `token` is cancelled when the client withdraws the request. */
+  setEditorContent(content: string, token?: CancellationToken): Promise<unknown>;
+  insertAtCursor(content: string, token?: CancellationToken): Promise<unknown>;
   workspaceFolders(): string[];
 }
 
@@ -182,7 +183,7 @@ export class BridgeServer implements vscode.Disposable {
       setTimeout(close, 50);
     };
     const hello = () => ({ ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() });
-    connection.onRequest(async (method: string, params: unknown) => {
+    connection.onRequest(async (method: string, params: unknown, token: CancellationToken) => {
       if (!authenticated) {
         if (method !== BridgeMethods.authenticate) {
           drop(`first request was ${method}, not ${BridgeMethods.authenticate}`);
@@ -203,9 +204,9 @@ export class BridgeServer implements vscode.Disposable {
         case BridgeMethods.getEditorContent:
           return this.handlers.getEditorContent();
         case BridgeMethods.setEditorContent:
-          return this.handlers.setEditorContent(parseParams(setEditorContentParams, params).content);
+          return this.handlers.setEditorContent(parseParams(setEditorContentParams, params).content, token);
         case BridgeMethods.insertAtCursor:
-          return this.handlers.insertAtCursor(parseParams(insertAtCursorParams, params).content);
+          return this.handlers.insertAtCursor(parseParams(insertAtCursorParams, params).content, token);
         default:
           throw new ResponseError(ErrorCodes.MethodNotFound, `Unknown editor bridge method: ${method}`);
       }

@@ -1,7 +1,7 @@
 // The three editor operations the bridge serves, acting on the editor the user is looking at.
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc/node';
-import { BridgeErrorCodes, type EditorContent, type EditResult } from '../../core/bridge/protocol';
+import { BridgeErrorCodes, BridgeMethods, type EditorContent, type EditResult } from '../../core/bridge/protocol';
 
 // Output and debug-console panes are text editors too, but never what a user means by "the editor".
 const NON_EDITOR_SCHEMES = new Set(['output', 'debug', 'vscode-terminal']);
@@ -69,16 +69,45 @@ async function replaceRanges(editor: vscode.TextEditor, ranges: readonly vscode.
   }
 }
 
+/** The edit last started; the next one waits for it. */
+let lastEdit: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs edits one after another. VS Code refuses an edit prepared against a version of the document that another
+ * edit has changed meanwhile, so parallel calls (an MCP client may send several at once) would fail but the first;
+ * each also picks its editor and cursors only once the edits before it are made.
+ */
+function afterPreviousEdits<T>(method: string, token: vscode.CancellationToken | undefined, edit: () => Promise<T>): Promise<T> {
+  // A client that stopped waiting while its edit was queued (it withdrew it) must not have it made behind its back.
+  const start = () => {
+    if (token?.isCancellationRequested) {
+      throw new ResponseError(BridgeErrorCodes.cancelled, `${method} was cancelled by the client before it started: nothing was done.`);
+    }
+    return edit();
+  };
+  const next = lastEdit.then(start, start);
+  lastEdit = next.catch(() => undefined);
+  return next;
+}
+
 /** Replaces the whole document in one edit, so one undo reverts it; the document is left unsaved. */
-export async function setEditorContent(content: string): Promise<EditResult> {
+export function setEditorContent(content: string, token?: vscode.CancellationToken): Promise<EditResult> {
+  return afterPreviousEdits(BridgeMethods.setEditorContent, token, () => replaceDocument(content));
+}
+
+/** Inserts at every cursor, replacing selected text, as one undo step. */
+export function insertAtCursor(content: string, token?: vscode.CancellationToken): Promise<EditResult> {
+  return afterPreviousEdits(BridgeMethods.insertAtCursor, token, () => insertAtCursors(content));
+}
+
+async function replaceDocument(content: string): Promise<EditResult> {
   const editor = targetEditor();
   const { document } = editor;
   await replaceRanges(editor, [new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length))], content);
   return { applied: true, path: relativePath(document.uri), uri: document.uri.toString(), edits: 1 };
 }
 
-/** Inserts at every cursor, replacing selected text, as one undo step. */
-export async function insertAtCursor(content: string): Promise<EditResult> {
+async function insertAtCursors(content: string): Promise<EditResult> {
   const editor = targetEditor();
   const selections = editor.selections;
   await replaceRanges(editor, selections, content);

@@ -1,6 +1,7 @@
 // The extension's editor operations behind the bridge, on the fake VS Code editor, reached as the MCP server does.
 import * as assert from 'node:assert/strict';
-import { BRIDGE_ENV } from '../../../src/core/bridge/protocol';
+import { CancellationTokenSource } from 'vscode-jsonrpc/node';
+import { BRIDGE_ENV, BridgeErrorCodes } from '../../../src/core/bridge/protocol';
 import { BridgeServer } from '../../../src/vscode/bridge/bridge-server';
 import { getEditorContent, insertAtCursor, setEditorContent } from '../../../src/vscode/bridge/editor-operations';
 import { EditorBridgeClient } from '../../../server/editor-bridge-client';
@@ -41,5 +42,27 @@ describe('editor operations served by the bridge', () => {
     assert.equal((await client.insertAtCursor('> ')).edits, 2);
     assert.equal(editor.document.getText(), '> first\n> \n');
     assert.equal((await client.getEditorContent()).content, '> first\n> \n');
+  });
+
+  it('make parallel edits one after another, none refused for the ones before it', async () => {
+    const editor = showFakeEditor(Uri.file('/ws/c.md'), 'start\n');
+    editor.selections = [new Selection(new Position(1, 0), new Position(1, 0))];
+    const inserted = await Promise.all([client.insertAtCursor('one\n'), client.insertAtCursor('two\n'), client.insertAtCursor('three\n')]);
+    assert.deepEqual(inserted.map((r) => r.applied), [true, true, true]);
+    assert.equal(editor.document.getText(), 'start\none\ntwo\nthree\n');
+    const [set, insert] = await Promise.all([client.setEditorContent('replaced\n'), client.insertAtCursor('after')]);
+    assert.equal(set.applied && insert.applied, true);
+    assert.equal(editor.document.getText(), 'replaced\nafter');
+  });
+
+  it('do not make an edit the client withdrew while it waited for the ones before it', async () => {
+    const editor = showFakeEditor(Uri.file('/ws/d.md'), 'start\n');
+    const withdrawn = new CancellationTokenSource();
+    const first = setEditorContent('first\n');
+    const second = insertAtCursor('second', withdrawn.token);
+    withdrawn.cancel();
+    assert.equal((await first).applied, true);
+    await assert.rejects(second, (err: { code?: number; message?: string }) => err.code === BridgeErrorCodes.cancelled && /nothing was done/.test(err.message ?? ''));
+    assert.equal(editor.document.getText(), 'first\n');
   });
 });
