@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
 import { discoveryDir, discoveryFileNames, folderHolds, processAlive } from '../src/core/bridge/discovery';
@@ -205,7 +206,7 @@ export class EditorBridgeClient {
     return connection;
   }
 
-  private async request<T>(method: string, params: object, schema: z.ZodType<T>): Promise<T> {
+  private async request<T extends { uri: string; path: string | null }>(method: string, params: object, schema: z.ZodType<T>): Promise<T> {
     // A window found through its discovery file that has removed it since (the workspace left the window) is no
     // longer the editor to drive: the next call looks again (one stat per call).
     if (this.connection && this.inUse?.discovered && !fs.existsSync(this.inUse.source)) this.dispose();
@@ -252,6 +253,26 @@ export class EditorBridgeClient {
     }
     const parsed = schema.safeParse(result);
     if (!parsed.success) throw new NotesError('INTERNAL', `The editor bridge answered ${method} with an unexpected shape: ${parsed.error.message}`);
-    return parsed.data;
+    return { ...parsed.data, path: this.workspacePath(parsed.data.uri) };
+  }
+
+  /**
+   * The document's path relative to this server's workspace, or null outside it. The window gives a path relative
+   * to the folder of its own that holds the document: another folder of a multi-root window, or one nested in this
+   * workspace, where the same path names some other file here.
+   */
+  private workspacePath(uri: string): string | null {
+    let file: string;
+    try {
+      const url = new URL(uri);
+      if (url.protocol !== 'file:') return null;
+      file = path.resolve(fileURLToPath(url));
+    } catch {
+      return null;
+    }
+    const root = path.resolve(this.options.workspaceRoot);
+    if (file === root || !folderHolds(root, file)) return null;
+    // folderHolds compares as the platform does (letter case aside on Windows and macOS): the part past the root.
+    return file.slice(root.length).replace(/^[\\/]+/, '').split(path.sep).join('/');
   }
 }

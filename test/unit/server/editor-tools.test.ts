@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createMessageConnection, ResponseError, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { discoveryFilePath } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods } from '../../../src/core/bridge/protocol';
@@ -18,6 +19,8 @@ interface FakeEditor {
   active: boolean;
   /** When true, accepts connections and never answers. */
   silent: boolean;
+  /** The document's URI (by default a file:///ws/ one made of `path`). */
+  uri?: string;
   /** Milliseconds each method waits before it answers (and, for an edit, before it edits). */
   delays?: Partial<Record<string, number>>;
 }
@@ -48,7 +51,7 @@ class FakeBridge {
     if (this.editor.silent) return;
     const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
     let authenticated = false;
-    const uri = () => `file:///ws/${this.editor.path}`;
+    const uri = () => this.editor.uri ?? `file:///ws/${this.editor.path}`;
     connection.onRequest(async (method: string, params: unknown, token) => {
       this.received.push({ method, params });
       token.onCancellationRequested(() => this.cancelled.push(method));
@@ -102,10 +105,12 @@ describe('MCP editor tools through the editor bridge', () => {
   it('get, set and insert reach the editor at NOTESAPP_BRIDGE_ADDRESS after authenticating with the token', async () => {
     const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
     try {
+      const uri = pathToFileURL(path.join(h.workspace, 'drafts', 'draft.md')).href;
+      bridge.editor.uri = uri;
       const got = await call(h.client, 'get_editor_content');
       assert.equal(textOf(got), '# Draft\n\nHello');
-      assert.deepEqual(got.structuredContent, { content: '# Draft\n\nHello', path: 'drafts/draft.md', uri: 'file:///ws/drafts/draft.md', languageId: 'markdown', isDirty: true });
-      assert.deepEqual(await callOk(h.client, 'set_editor_content', { content: '# Replaced\n' }), { success: true, path: 'drafts/draft.md', uri: 'file:///ws/drafts/draft.md', edits: 1 });
+      assert.deepEqual(got.structuredContent, { content: '# Draft\n\nHello', path: 'drafts/draft.md', uri, languageId: 'markdown', isDirty: true });
+      assert.deepEqual(await callOk(h.client, 'set_editor_content', { content: '# Replaced\n' }), { success: true, path: 'drafts/draft.md', uri, edits: 1 });
       assert.equal(bridge.editor.content, '# Replaced\n');
       await callOk(h.client, 'insert_at_cursor', { content: 'more text' });
       assert.equal(bridge.editor.content, '# Replaced\nmore text');
@@ -117,6 +122,26 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.deepEqual(bridge.received[0].params, { token: bridge.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
       bridge.editor.active = false;
       assert.match(await callError(h.client, 'get_editor_content'), /VS Code has no active text editor/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("give the document's path in this workspace, not in the window's folder that holds it", async () => {
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      // A multi-root window: the note is in its other folder, where VS Code calls it "draft.md" as it would a note here.
+      bridge.editor.path = 'draft.md';
+      bridge.editor.uri = pathToFileURL(path.join(os.tmpdir(), 'other-notes', 'draft.md')).href;
+      assert.equal((await callOk<{ path: string | null }>(h.client, 'get_editor_content')).path, null);
+      assert.equal((await callOk<{ path: string | null }>(h.client, 'set_editor_content', { content: 'x' })).path, null);
+      // A folder of the window nested in this workspace.
+      bridge.editor.uri = pathToFileURL(path.join(h.workspace, 'projects', 'draft.md')).href;
+      assert.equal((await callOk<{ path: string | null }>(h.client, 'get_editor_content')).path, 'projects/draft.md');
+      assert.equal((await callOk<{ path: string | null }>(h.client, 'insert_at_cursor', { content: 'y' })).path, 'projects/draft.md');
+      // An untitled document has no path.
+      bridge.editor.uri = 'untitled:Untitled-1';
+      assert.equal((await callOk<{ path: string | null }>(h.client, 'get_editor_content')).path, null);
     } finally {
       await h.close();
     }
