@@ -22,7 +22,7 @@ export interface NoteStructure {
   links: RawLink[];
   inlineTags: string[];
   wordCount: number;
-  /** Prose of paragraphs and list items, one string per block, for summaries. */
+  /** Prose of paragraphs and list items, one string per block, for summaries (table cells are not prose). */
   paragraphs: string[];
 }
 
@@ -143,7 +143,7 @@ export function analyseBody(body: string, bodyLineOffset: number): NoteStructure
     out.wordCount += text.match(WORD)?.length ?? 0;
     if (heading) {
       out.headings.push({ level: Number(opener.tag.slice(1)), text, line: blockLine });
-    } else if (text) {
+    } else if (text && opener?.type !== 'td_open' && opener?.type !== 'th_open') {
       // Task markers are structure, not prose.
       out.paragraphs.push(text.replace(/^\[[ xX/\-><?!]\]\s*/, ''));
     }

@@ -31,6 +31,18 @@ function words(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []).filter((w) => !STOPWORDS.has(w) && w.length > 2);
 }
 
+/**
+ * Ends in punctuation that closes a sentence or leads on to what follows (`.`, `?`, `:`, `,`, `。`...), perhaps
+ * inside closing quotes or brackets. A list item or a line of text often has none: followed by another sentence
+ * in a summary, it gets a full stop, so that "Buy seeds" and "Plant tomatoes" do not read as one sentence.
+ */
+const PUNCTUATED_END = /[.!?…:;,。！？‼⁇⁈⁉：；，、][\p{Pe}\p{Pf}"'*_`~]*$/u;
+
+/** The sentences joined with spaces; each one without punctuation at its end and followed by another gets a `.`. */
+function joinSentences(sentences: readonly string[]): string {
+  return sentences.map((s, i) => (i < sentences.length - 1 && !PUNCTUATED_END.test(s) ? `${s}.` : s)).join(' ');
+}
+
 /** The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair (an emoji). */
 export function headOf(text: string, length: number): string {
   let end = Math.max(0, Math.min(length, text.length));
@@ -60,20 +72,23 @@ export function extractiveSummary(text: string, maxLength: number): string {
   const scored = all.map((s, index) => {
     const ws = words(s);
     const score = ws.length ? ws.reduce((sum, w) => sum + (freq.get(w) ?? 0), 0) / Math.sqrt(ws.length) : 0;
-    return { s, index, score: score + (index === 0 ? 1 : 0) };
+    // The full stop it gets unless it comes last (see joinSentences).
+    return { s, index, score: score + (index === 0 ? 1 : 0), stop: PUNCTUATED_END.test(s) ? 0 : 1 };
   });
   const ranked = [...scored].sort((a, b) => b.score - a.score || a.index - b.index);
   const chosen: typeof scored = [];
+  // The chosen sentences' lengths with their full stops and the spaces between them; the last one, in the note's
+  // order, gets no full stop.
   let length = 0;
+  let last: (typeof scored)[number] | undefined;
   for (const candidate of ranked) {
-    const extra = candidate.s.length + (chosen.length ? 1 : 0);
-    if (length + extra > maxLength) continue;
+    const extra = candidate.s.length + candidate.stop + (chosen.length ? 1 : 0);
+    const lastThen = last && last.index > candidate.index ? last : candidate;
+    if (length + extra - lastThen.stop > maxLength) continue;
     chosen.push(candidate);
     length += extra;
+    last = lastThen;
   }
   if (chosen.length === 0) return clip(ranked[0].s, maxLength);
-  return chosen
-    .sort((a, b) => a.index - b.index)
-    .map((c) => c.s)
-    .join(' ');
+  return joinSentences(chosen.sort((a, b) => a.index - b.index).map((c) => c.s));
 }

@@ -60,6 +60,17 @@ describe('notes/summary', () => {
     assert.equal(extractiveSummary('---\na: 1\n---\n', 100), '');
   });
 
+  it('ends a list item or line without punctuation with a full stop when another sentence follows, and leaves table cells out', () => {
+    const log = '# Running log\n\n| Date | Distance |\n|---|---|\n| 2026-11-15 | 5.2 km |\n\nThree runs this week.\n\n- Buy new running shoes\n- Stretch after runs\n- Rest on Sunday\n';
+    assert.equal(extractiveSummary(log, 500), 'Three runs this week. Buy new running shoes. Stretch after runs. Rest on Sunday');
+    assert.equal(extractiveSummary('Steps:\n\n- Plant tomatoes,\n- water them (daily)\n- “Harvest”\n- done\n', 500), 'Steps: Plant tomatoes, water them (daily). “Harvest”. done');
+    assert.equal(extractiveSummary('- 买种子\n- 浇水。\n- 收获\n', 100), '买种子. 浇水。 收获');
+    // The full stops count toward maxLength; the last sentence gets none, so one of exactly maxLength fits whole.
+    for (let max = 20; max <= 80; max++) assert.ok(extractiveSummary(log, max).length <= max, String(max));
+    assert.equal(extractiveSummary('- Buy new running shoes\n- Rest\n', 28), 'Buy new running shoes. Rest');
+    assert.equal(extractiveSummary('Twenty characters ok\n', 20), 'Twenty characters ok');
+  });
+
   it('never cuts an emoji in two', () => {
     // With the u flag a pair is one code point, so the class finds only a lone surrogate.
     const wellFormed = (text: string) => !/[\uD800-\uDFFF]/u.test(text);
