@@ -90,14 +90,16 @@ export function registerFileTools(ctx: NotesContext): void {
     name: 'create_file',
     category: 'fileOperations',
     title: 'Create file',
-    description: 'Create a new text file (parent folders included). Fails if a file already exists at the path, so nothing is ever overwritten.',
+    description:
+      'Create a new text file (parent folders included). Fails if a file already exists at the path, so nothing is ever overwritten (and a repeated call changes nothing).',
     input: { path: pathArg, content: z.string().optional().describe('Initial text of the file (default: empty).') },
     output: {
       success: z.literal(true),
       path: z.string().describe('Workspace-relative path of the created file.'),
       bytes: z.number().describe('Bytes written.'),
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    // Idempotent as MCP means it: a repeated call has no further effect (it fails with "already exists").
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
     run: async ({ path, content }) => {
       const result = await (await ctx.files()).write(path, content ?? '', { exclusive: true });
       ctx.notesChanged();
@@ -109,7 +111,8 @@ export function registerFileTools(ctx: NotesContext): void {
     name: 'delete_file',
     category: 'fileOperations',
     title: 'Delete file',
-    description: 'Delete one file of the workspace permanently. Folders are refused. The result says which file was deleted and its size.',
+    description:
+      'Delete one file of the workspace permanently. Folders are refused. The result says which file was deleted and its size; a file that is not there (already deleted) is an error, and nothing changes.',
     input: { path: pathArg },
     output: {
       success: z.literal(true),
@@ -117,7 +120,8 @@ export function registerFileTools(ctx: NotesContext): void {
       size: z.number().describe('Size in bytes of the file that was deleted.'),
       message: z.string(),
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+    // Idempotent as MCP means it: a repeated call has no further effect (it fails with "File not found").
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
     run: async ({ path }) => {
       const result = await (await ctx.files()).delete(path);
       ctx.notesChanged();

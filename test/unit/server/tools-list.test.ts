@@ -29,6 +29,8 @@ const CATEGORIES = {
 const ALL = Object.values(CATEGORIES).flat().sort();
 /** Tools that may replace or remove what is there (MCP's destructiveHint); the others only read or add. */
 const DESTRUCTIVE = ['write_file', 'delete_file', 'set_editor_content', 'insert_at_cursor', 'update_note_metadata'];
+/** Tools that write and whose repeated call has no further effect (MCP's idempotentHint, meaningful for writers). */
+const IDEMPOTENT_WRITERS = ['write_file', 'create_file', 'delete_file', 'set_editor_content', 'update_note_metadata'];
 const READ_ONLY = ['read_file', 'list_files', 'search_files', 'get_editor_content', 'get_note_metadata', 'get_workspace_info', 'get_workspace_stats', 'summarize_note', 'extract_tasks'];
 
 describe('MCP tools/list', () => {
@@ -47,6 +49,7 @@ describe('MCP tools/list', () => {
         assert.equal(tool.annotations?.readOnlyHint, READ_ONLY.includes(tool.name), `${tool.name} readOnlyHint`);
         assert.equal(tool.annotations?.destructiveHint, DESTRUCTIVE.includes(tool.name), `${tool.name} destructiveHint`);
         assert.equal(typeof tool.annotations?.idempotentHint, 'boolean');
+        if (!READ_ONLY.includes(tool.name)) assert.equal(tool.annotations?.idempotentHint, IDEMPOTENT_WRITERS.includes(tool.name), `${tool.name} idempotentHint`);
       }
       const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
       assert.deepEqual(byName.search_files.inputSchema.required, ['query']);
@@ -57,6 +60,35 @@ describe('MCP tools/list', () => {
       assert.equal(byName.insert_at_cursor.annotations?.destructiveHint, true);
       assert.equal(byName.update_note_metadata.annotations?.destructiveHint, true);
       assert.equal(byName.create_file.annotations?.destructiveHint, false);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('idempotentHint holds: a repeated create_file or delete_file fails and changes nothing, a repeated create_note makes another note', async () => {
+    const h = await startServer();
+    try {
+      const { tools } = await h.client.listTools();
+      const hint = (name: string) => tools.find((t) => t.name === name)?.annotations?.idempotentHint;
+      const listing = async () => (await callOk<{ files: string[] }>(h.client, 'list_files')).files;
+
+      assert.equal(hint('create_file'), true);
+      await callOk(h.client, 'create_file', { path: 'new.md', content: 'first' });
+      const afterCreate = await listing();
+      assert.match(await callError(h.client, 'create_file', { path: 'new.md', content: 'second' }), /^"new\.md" already exists\.$/);
+      assert.equal(fs.readFileSync(path.join(h.workspace, 'new.md'), 'utf8'), 'first');
+      assert.deepEqual(await listing(), afterCreate);
+
+      assert.equal(hint('delete_file'), true);
+      await callOk(h.client, 'delete_file', { path: 'new.md' });
+      const afterDelete = await listing();
+      assert.match(await callError(h.client, 'delete_file', { path: 'new.md' }), /^File not found: "new\.md"\.$/);
+      assert.deepEqual(await listing(), afterDelete);
+
+      assert.equal(hint('create_note'), false);
+      const first = await callOk<{ path: string }>(h.client, 'create_note', { title: 'Again' });
+      const second = await callOk<{ path: string }>(h.client, 'create_note', { title: 'Again' });
+      assert.deepEqual([first.path, second.path], ['Again.md', 'Again 2.md']);
     } finally {
       await h.close();
     }
