@@ -6,7 +6,7 @@ import { NotesError } from '../errors';
 import { readNoWaitFlags } from '../read-flags';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { createPathFilter, pathListed } from './listing';
-import type { GuardedPath, PathGuard } from './path-guard';
+import { tooLongError, type GuardedPath, type PathGuard } from './path-guard';
 import { isTempFileName, tempFileName } from './temp-files';
 
 const READ_FLAGS = readNoWaitFlags(fs.constants);
@@ -207,9 +207,7 @@ function errnoCode(err: unknown): string | undefined {
  */
 function mapFsError(err: unknown, relative: string): never {
   const code = errnoCode(err);
-  if (code === 'ENAMETOOLONG') {
-    throw new NotesError('INVALID_ARGUMENT', `"${relative}" is too long for the file system: each file or folder name may have at most 255 bytes.`, { path: relative });
-  }
+  if (code === 'ENAMETOOLONG') throw tooLongError(relative);
   if (code === 'ENOTDIR' || code === 'EEXIST') {
     throw new NotesError('NOT_A_FILE', `"${relative}": a part of its folder path is a file, not a folder.`, { path: relative });
   }

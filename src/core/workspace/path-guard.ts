@@ -80,6 +80,18 @@ function checkWindowsSyntax(input: string, text: string): void {
   }
 }
 
+/**
+ * A name the file system refused as too long (ENAMETOOLONG), by its workspace-relative path: a name over 255 bytes,
+ * or a whole path over the system's limit.
+ */
+export function tooLongError(relative: string): NotesError {
+  return new NotesError(
+    'INVALID_ARGUMENT',
+    `"${relative}" is too long for the file system: each file or folder name may have at most 255 bytes, and the whole path no more than the system allows.`,
+    { path: relative },
+  );
+}
+
 function outside(input: string, root: string, why?: string): NotesError {
   return new NotesError(
     'ACCESS_DENIED',
@@ -119,7 +131,7 @@ export class PathGuard {
     const { lexical, base } = resolveLexically([this.realRoot, this.root], input);
     const relative = path.relative(base, lexical);
     const absolute = relative === '' ? this.realRoot : path.join(this.realRoot, relative);
-    const real = await this.realPathOfNearest(absolute, input);
+    const real = await this.realPathOfNearest(absolute, input, relative.split(path.sep).join('/'));
     if (!isInside(this.realRoot, real)) throw outside(input, this.root, 'it leads through a symbolic link');
     return { absolute, relative: relative.split(path.sep).join('/'), real };
   }
@@ -130,7 +142,7 @@ export class PathGuard {
    */
   async entryOf(guarded: GuardedPath, input: string): Promise<string> {
     if (guarded.relative === '') return this.realRoot;
-    const folder = await this.realPathOfNearest(path.dirname(guarded.absolute), input);
+    const folder = await this.realPathOfNearest(path.dirname(guarded.absolute), input, guarded.relative);
     if (!isInside(this.realRoot, folder)) throw outside(input, this.root, 'its folder leads through a symbolic link');
     return path.join(folder, path.basename(guarded.absolute));
   }
@@ -140,8 +152,11 @@ export class PathGuard {
     return path.relative(this.realRoot, absolute).split(path.sep).join('/');
   }
 
-  /** Real path of `p`, or of its nearest existing ancestor with the missing tail appended. */
-  private async realPathOfNearest(p: string, input: string, hops = 0): Promise<string> {
+  /**
+   * Real path of `p`, or of its nearest existing ancestor with the missing tail appended. `input` is the path as
+   * given, `relative` its workspace-relative form (errors name one or the other).
+   */
+  private async realPathOfNearest(p: string, input: string, relative: string, hops = 0): Promise<string> {
     if (hops > MAX_LINK_HOPS) throw outside(input, this.root, 'it leads through too many symbolic links');
     let current = p;
     const missing: string[] = [];
@@ -152,7 +167,7 @@ export class PathGuard {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ELOOP') throw outside(input, this.root, 'it leads through a symbolic link loop');
-        if (code === 'ENAMETOOLONG') throw new NotesError('INVALID_ARGUMENT', `The path is too long: "${input}".`);
+        if (code === 'ENAMETOOLONG') throw tooLongError(relative);
         if (code !== 'ENOENT' && code !== 'ENOTDIR') {
           throw new NotesError('ACCESS_DENIED', `Access denied: "${input}" cannot be checked (${code ?? 'error'}).`, {
             path: input,
@@ -164,7 +179,7 @@ export class PathGuard {
       if (link !== undefined) {
         const target = path.resolve(path.dirname(current), link);
         const rest = missing.length ? path.join(target, ...[...missing].reverse()) : target;
-        return this.realPathOfNearest(rest, input, hops + 1);
+        return this.realPathOfNearest(rest, input, relative, hops + 1);
       }
       const parent = path.dirname(current);
       if (parent === current) return p;

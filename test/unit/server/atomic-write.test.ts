@@ -37,6 +37,28 @@ describe('atomic writes', () => {
     }
   });
 
+  it('answers a name or path too long as the README documents it, for every tool and a relative or absolute path', async () => {
+    const long = `long/${'d'.repeat(300)}.md`;
+    const deep = Array.from({ length: 20 }, () => 'e'.repeat(250)).join('/') + '/x.md';
+    const documented = (relative: string) =>
+      `"${relative}" is too long for the file system: each file or folder name may have at most 255 bytes, and the whole path no more than the system allows.`;
+    for (const relative of [long, deep]) {
+      for (const given of [relative, path.join(h.workspace, relative)]) {
+        for (const [tool, args] of [
+          ['read_file', {}],
+          ['write_file', { content: 'x' }],
+          ['create_file', {}],
+          ['delete_file', {}],
+          ['get_note_metadata', {}],
+          ['update_note_metadata', { metadata: { a: 1 } }],
+          ['extract_tasks', {}],
+        ] as const) {
+          assert.equal(await callError(h.client, tool, { path: given, ...args }), documented(relative), `${tool} ${given.slice(0, 40)}`);
+        }
+      }
+    }
+  });
+
   it('a rewrite leaves no visible temporary file next to the note', async () => {
     await callOk(h.client, 'write_file', { path: 'ideas.md', content: 'one' });
     const before = fs.readdirSync(h.workspace).sort();
