@@ -130,6 +130,80 @@ describe('MCP tools/list', () => {
   }
 });
 
+/** The message templates of the README's tool error tables (its first column), as patterns for a message's start. */
+function documentedToolErrors(): RegExp[] {
+  const readme = fs.readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Tool errors'), readme.indexOf('### Limits'));
+  const templates: RegExp[] = [];
+  for (const row of section.split('\n').filter((l) => l.startsWith('| `'))) {
+    const first = row.slice(2, row.indexOf(' | '));
+    for (const m of first.matchAll(/``\s?(.+?)\s?``|`([^`]+)`/g)) {
+      const template = m[1] ?? m[2];
+      const pattern = template
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/…/g, '[\\s\\S]*?')
+        .replace(/<tool>/g, '\\w+');
+      templates.push(new RegExp(`^${pattern}`));
+    }
+  }
+  return templates;
+}
+
+describe('the README\'s tool error tables', () => {
+  it('document every error a call with bad arguments or on a bad file gets', async () => {
+    const h = await startServer({ config: { security: { maxFileSize: 1000 } } });
+    try {
+      const ws = h.workspace;
+      fs.writeFileSync(path.join(ws, 'plain.txt'), 'plain');
+      fs.writeFileSync(path.join(ws, 'broken.md'), '---\ntitle: [x\n---\nbody\n');
+      fs.writeFileSync(path.join(ws, 'rule.md'), '---\n\nA paragraph between two rules.\n\n---\nbody\n');
+      fs.writeFileSync(path.join(ws, 'flow.md'), '---\n{a: 1} # a comment\n---\nbody\n');
+      fs.writeFileSync(path.join(ws, 'latin1.md'), Buffer.from('caf\xe9\n', 'latin1'));
+      fs.writeFileSync(path.join(ws, 'binary.md'), Buffer.from([0x61, 0, 0x62]));
+      fs.writeFileSync(path.join(ws, 'big.md'), 'x'.repeat(2000));
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['read_file', { path: 'nope.md' }],
+        ['read_file', { path: '../outside.md' }],
+        ['read_file', { path: 'big.md' }],
+        ['read_file', { path: 'binary.md' }],
+        ['read_file', { path: 'projects' }],
+        ['read_file', { path: `${'a'.repeat(300)}.md` }],
+        ['read_file', { path: 5 }],
+        ['write_file', { path: 'x.exe', content: '' }],
+        ['write_file', { path: 'x.md', content: 'y'.repeat(2000) }],
+        ['write_file', { path: '.', content: '' }],
+        ['write_file', { path: 'index.md/x.md', content: '' }],
+        ['create_file', { path: 'index.md' }],
+        ['delete_file', { path: 'projects' }],
+        ['delete_file', { path: 'nope.md' }],
+        ['create_note', { title: 'x', folder: 'index.md' }],
+        ['get_note_metadata', { path: 'binary.md' }],
+        ['update_note_metadata', { path: 'plain.txt', metadata: { a: 1 } }],
+        ['update_note_metadata', { path: 'broken.md', metadata: { a: 1 } }],
+        ['update_note_metadata', { path: 'rule.md', metadata: { a: 1 } }],
+        ['update_note_metadata', { path: 'flow.md', metadata: { a: 1 } }],
+        ['update_note_metadata', { path: 'latin1.md', metadata: { a: 1 } }],
+        ['summarize_note', { path: 'index.md', maxLength: 5 }],
+        ['extract_tasks', { path: 'nope.md' }],
+        ['search_files', { query: '(', regex: true }],
+        ['search_files', { query: 'x'.repeat(10001) }],
+        ['get_editor_content', {}],
+      ];
+      const templates = documentedToolErrors();
+      assert.ok(templates.length > 10, `the tables hold ${templates.length} messages`);
+      for (const [name, args] of calls) {
+        const message = await callError(h.client, name, args);
+        assert.ok(
+          templates.some((t) => t.test(message)),
+          `${name} ${JSON.stringify(args).slice(0, 60)}: "${message.slice(0, 120)}" is not in the README's tool error tables`,
+        );
+      }
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('integrations.mcp.enabled', () => {
   it('false makes the server exit at start with a clear message on stderr and a non-zero status', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-disabled-'));
