@@ -440,7 +440,8 @@ export class FileAccess {
   /**
    * Reads a note's text, changes it with `change` and writes the result, with no write of this server to the same
    * file in between (see oneAtATime). The text must be valid UTF-8: a file that is not would come back with
-   * U+FFFD in place of its other bytes.
+   * U+FFFD in place of its other bytes. A change that leaves the text as it is writes nothing: the file, its
+   * modification time and an editor holding it open are left alone.
    */
   async update<T>(userPath: string, change: (text: string, relative: string) => { text: string; result: T }): Promise<{ path: string; result: T }> {
     const guarded = await this.guard.resolve(userPath);
@@ -448,7 +449,7 @@ export class FileAccess {
     return oneAtATime(guarded.real, async () => {
       const { path: relative, text } = await this.readGuardedText(guarded, { strict: true });
       const changed = change(text, relative);
-      await this.writeTo(guarded, changed.text, { exclusive: false });
+      if (changed.text !== text) await this.writeTo(guarded, changed.text, { exclusive: false });
       return { path: relative, result: changed.result };
     });
   }

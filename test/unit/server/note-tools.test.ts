@@ -102,6 +102,25 @@ describe('MCP note tools', () => {
     assert.equal(fs.readFileSync(file, 'utf8'), `---\nmood: calm\n---\n${before}`);
   });
 
+  it('update_note_metadata that changes nothing leaves the note alone: same file, same modification time', async () => {
+    const file = path.join(h.workspace, 'ideas.md');
+    await callOk(h.client, 'update_note_metadata', { path: 'ideas.md', metadata: { status: 'draft' } });
+    const bytes = fs.readFileSync(file);
+    const old = new Date('2020-01-02T03:04:05Z');
+    fs.utimesSync(file, old, old);
+    const { ino } = fs.statSync(file);
+    for (const metadata of [{ status: 'draft' }, {}, { gone: null }]) {
+      const r = await callOk<{ frontmatter: Record<string, unknown> }>(h.client, 'update_note_metadata', { path: 'ideas.md', metadata });
+      assert.deepEqual(r.frontmatter, { status: 'draft' });
+      const after = fs.statSync(file);
+      assert.equal(after.mtime.toISOString(), old.toISOString(), `${JSON.stringify(metadata)} did not touch the note`);
+      assert.equal(after.ino, ino);
+      assert.deepEqual(fs.readFileSync(file), bytes);
+    }
+    const recent = await callOk<{ recentFiles: Array<{ path: string }> }>(h.client, 'get_workspace_stats');
+    assert.notEqual(recent.recentFiles[0].path, 'ideas.md');
+  });
+
   it('update_note_metadata refuses files that are not notes', async () => {
     assert.match(await callError(h.client, 'update_note_metadata', { path: 'projects/budget.csv', metadata: { a: 1 } }), /not a note/);
     assert.equal(fs.readFileSync(path.join(h.workspace, 'projects/budget.csv'), 'utf8').startsWith('item,amount'), true);
