@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const noteMetadataShape = {
   path: z.string().describe('Workspace-relative path.'),
   title: z.string().describe('Frontmatter title, else the first level-1 heading, else the file name.'),
-  frontmatter: z.record(z.string(), z.unknown()).describe('YAML frontmatter as JSON (dates as ISO strings).'),
+  frontmatter: z.record(z.string(), z.unknown()).describe('YAML frontmatter as JSON (dates and times as the text written).'),
   tags: z.array(z.string()).describe('Frontmatter tags/tag, then inline #tags outside code, without "#".'),
   links: z
     .array(

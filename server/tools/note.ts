@@ -28,7 +28,7 @@ export function registerNoteTools(ctx: NotesContext): void {
     title: 'Create note',
     description: `Create a new note from a title. The file name is the title made safe for Windows, macOS and Linux, with extension ${ctx.config.files.fileExtension} (files.fileExtension). Without content, the note starts from files.defaultNewFileTemplate ({title}, {date}, {time}, {datetime}). Never overwrites: when the name is taken, " 2", " 3", ... is appended. Returns the path it chose.`,
     input: {
-      title: z.string().min(1).describe('Title of the note; also its file name.'),
+      title: z.string().regex(/\S/, 'The title must hold a character other than white space.').describe('Title of the note; also its file name.'),
       content: z.string().optional().describe('Full text of the note; default: the new-note template.'),
       folder: z.string().optional().describe('Workspace-relative folder to create the note in (created if missing); default: the workspace root.'),
     },

@@ -1,6 +1,7 @@
 // Resolves the targets of markdown links and [[wikilinks]] to workspace-relative note paths.
 import path from 'node:path';
 import { NOTE_EXTENSIONS } from '../workspace/file-types';
+import { comparePaths } from '../workspace/listing';
 import type { RawLink } from './structure';
 
 export interface ResolvedLink extends RawLink {
@@ -38,7 +39,7 @@ export class LinkResolver {
       if (this.extensions.includes(ext)) addTo(this.byName, base.slice(0, base.length - ext.length).toLowerCase(), file);
     }
     for (const map of [this.byName, this.byFileName]) {
-      for (const list of map.values()) list.sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
+      for (const list of map.values()) list.sort((a, b) => a.split('/').length - b.split('/').length || comparePaths(a, b));
     }
   }
 

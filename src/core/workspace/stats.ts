@@ -1,6 +1,7 @@
 // Workspace info and statistics records (spec 2.4), computed from the notes' sizes and modification times.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { comparePaths } from './listing';
 
 export interface WorkspaceInfo {
   path: string;
@@ -61,9 +62,12 @@ export function workspaceInfo(displayPath: string, stats: readonly NoteStat[]): 
   return { path: displayPath, name: path.basename(displayPath), noteCount: stats.length, size };
 }
 
-/** Newer first; equal times by path (localeCompare). */
+/**
+ * Newer first by the time the answer shows (whole milliseconds); equal times by path as every listing sorts, so the
+ * order depends neither on the locale nor on a fraction of a millisecond the answer does not show.
+ */
 function newerFirst(a: NoteStat, b: NoteStat): number {
-  return b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path);
+  return Math.floor(b.mtimeMs) - Math.floor(a.mtimeMs) || comparePaths(a.path, b.path);
 }
 
 export function workspaceStats(stats: readonly NoteStat[]): WorkspaceStats {

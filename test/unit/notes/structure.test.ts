@@ -133,6 +133,8 @@ describe('notes/links', () => {
     assert.equal(resolver.resolve(link, 'projects/notes/x.md').path, 'projects/notes/Plan.md');
     assert.equal(resolver.resolve({ ...link, target: 'projects/notes/Plan' }, 'index.md').path, 'projects/notes/Plan.md');
     assert.equal(resolver.resolve({ ...link, target: 'Missing' }, 'index.md').path, null);
+    const tie = new LinkResolver(['a/Note.md', 'B/Note.md']);
+    assert.equal(tie.resolve({ ...link, target: 'Note' }, 'x.md').path, 'B/Note.md', 'equally shallow: path order as list_files sorts, whatever the locale');
   });
 
   it('resolves wikilinks written as paths: / from the root, ./ and ../ from the note, else the root, the note, a path ending', () => {

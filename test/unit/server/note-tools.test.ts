@@ -38,6 +38,14 @@ describe('MCP note tools', () => {
     assert.equal(con.path, '_CON.md');
   });
 
+  it('create_note refuses a title of white space only, and makes no note', async () => {
+    const before = fs.readdirSync(h.workspace).sort();
+    for (const title of ['   ', '\n\t']) {
+      assert.match(await callError(h.client, 'create_note', { title }), /-32602.*The title must hold a character other than white space/);
+    }
+    assert.deepEqual(fs.readdirSync(h.workspace).sort(), before);
+  });
+
   it('create_note refuses a folder outside the workspace', async () => {
     assert.match(await callError(h.client, 'create_note', { title: 'x', folder: '../elsewhere' }), /outside the workspace/);
   });

@@ -57,6 +57,20 @@ describe('MCP workspace tools', () => {
     assert.equal(r.totalNotes, 18);
     assert.equal(r.recentFiles.length, 10);
   });
+
+  it('recentFiles with equal modified times (as shown, to the millisecond) come in path order, as list_files sorts', async () => {
+    const t = 2_000_000_000; // newer than every other note here
+    for (const [f, at] of [['a.md', t], ['B.md', t], ['c.md', t], ['b2.md', t + 0.0005]] as const) {
+      fs.writeFileSync(path.join(h.workspace, f), f);
+      fs.utimesSync(path.join(h.workspace, f), at, at);
+    }
+    const r = await callOk<{ recentFiles: Array<{ path: string; modified: string }> }>(h.client, 'get_workspace_stats');
+    assert.deepEqual(
+      r.recentFiles.slice(0, 4).map((f) => `${f.path} ${f.modified}`),
+      ['B.md', 'a.md', 'b2.md', 'c.md'].map((f) => `${f} ${new Date(t * 1000).toISOString()}`),
+      'the order does not depend on the locale, nor on a part of the time the answer does not show',
+    );
+  });
 });
 
 describe('MCP AI tools', () => {
