@@ -177,7 +177,9 @@ export class PathGuard {
       // A dangling symlink must not be written through: its target may be outside.
       const link = await readLinkIfAny(current);
       if (link !== undefined) {
-        const target = path.resolve(path.dirname(current), link);
+        // A relative target is relative to the folder the link really is in, as the kernel reads it: through a
+        // folder link, `..` leaves that folder, not the one the path names.
+        const target = path.resolve(await this.realFolderOf(current, input), link);
         const rest = missing.length ? path.join(target, ...[...missing].reverse()) : target;
         return this.realPathOfNearest(rest, input, relative, hops + 1);
       }
@@ -185,6 +187,16 @@ export class PathGuard {
       if (parent === current) return p;
       missing.push(path.basename(current));
       current = parent;
+    }
+  }
+
+  /** Real path of the folder holding `entry`, an entry that exists (its folder was just looked into). */
+  private async realFolderOf(entry: string, input: string): Promise<string> {
+    try {
+      return await fs.realpath(path.dirname(entry));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new NotesError('ACCESS_DENIED', `Access denied: "${input}" cannot be checked (${code ?? 'error'}).`, { path: input });
     }
   }
 }

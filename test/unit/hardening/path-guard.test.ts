@@ -160,6 +160,18 @@ describe('PathGuard', () => {
       await rejects(guard, 'rel-out/secret.txt', /symbolic link/);
     });
 
+    it('reads a dangling relative link reached through a folder link from the folder the link is really in', async () => {
+      // other/pending.md -> ../later.md, and sub/peer -> ../other: "sub/peer/pending.md" is other/pending.md, which
+      // leads to later.md, not to sub/later.md.
+      fs.mkdirSync(path.join(root, 'other'));
+      fs.symlinkSync('../later.md', path.join(root, 'other', 'pending.md'));
+      fs.symlinkSync('../other', path.join(root, 'sub', 'peer'));
+      assert.equal((await guard.resolve('sub/peer/pending.md')).real, path.join(root, 'later.md'));
+      // The same "../../" that stays in the workspace from sub/peer leaves it from other/.
+      fs.symlinkSync('../../allowed_evil/new.md', path.join(root, 'other', 'away.md'));
+      await rejects(guard, 'sub/peer/away.md', /outside the workspace \(it leads through a symbolic link\)/);
+    });
+
     it('rejects a symlink loop with a clear error', async () => {
       fs.symlinkSync(path.join(root, 'loop-b'), path.join(root, 'loop-a'));
       fs.symlinkSync(path.join(root, 'loop-a'), path.join(root, 'loop-b'));

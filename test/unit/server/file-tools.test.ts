@@ -155,6 +155,24 @@ describe('MCP file tools', () => {
     assert.ok(fs.lstatSync(path.join(h.workspace, 'pending.md')).isSymbolicLink());
   });
 
+  it('writes through a dangling link reached through a folder link where the link really leads, not over another note', async () => {
+    // notes/todo.md -> ../archive/todo.md (not there yet); shared -> notes. "shared/todo.md" leads to archive/todo.md.
+    fs.mkdirSync(path.join(h.workspace, 'notes'));
+    fs.mkdirSync(path.join(h.workspace, 'projects', 'archive'), { recursive: true });
+    fs.symlinkSync('../archive/todo.md', path.join(h.workspace, 'notes', 'todo.md'));
+    fs.symlinkSync('../notes', path.join(h.workspace, 'projects', 'shared'));
+    fs.writeFileSync(path.join(h.workspace, 'projects', 'archive', 'todo.md'), 'another note\n');
+    await callOk(h.client, 'write_file', { path: 'projects/shared/todo.md', content: 'through the links\n' });
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'projects', 'archive', 'todo.md'), 'utf8'), 'another note\n', 'the other note is untouched');
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'archive', 'todo.md'), 'utf8'), 'through the links\n');
+    assert.equal((await callOk(h.client, 'read_file', { path: 'projects/shared/todo.md' })).content, 'through the links\n');
+    // The same link, where the kernel reads it, leads out of the workspace: refused, nothing written anywhere.
+    fs.symlinkSync('../../outside-the-workspace.md', path.join(h.workspace, 'notes', 'far.md'));
+    assert.match(await callError(h.client, 'create_file', { path: 'projects/shared/far.md', content: 'x' }), /outside the workspace \(it leads through a symbolic link\)/);
+    assert.ok(!fs.existsSync(path.join(h.workspace, 'outside-the-workspace.md')));
+    assert.ok(!fs.existsSync(path.join(path.dirname(h.workspace), 'outside-the-workspace.md')));
+  });
+
   it('never changes a file outside the workspace through a folder link that leads out and a link back in', async () => {
     const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-outside-'));
     try {
