@@ -11,10 +11,10 @@ import { isTempFileName, tempFileName } from './temp-files';
 
 const READ_FLAGS = readNoWaitFlags(fs.constants);
 
-function notAFile(relative: string, stat: Stats): NotesError {
+function notAFile(relative: string, stat: Stats, use: 'read' | 'written' = 'read'): NotesError {
   return stat.isDirectory()
     ? new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative })
-    : new NotesError('NOT_A_FILE', `"${relative}" is not a regular file (a named pipe, socket or device); only files can be read.`, { path: relative });
+    : new NotesError('NOT_A_FILE', `"${relative}" is not a regular file (a named pipe, socket or device); only files can be ${use}.`, { path: relative });
 }
 
 /**
@@ -468,7 +468,7 @@ export class FileAccess {
     let kept: Kept | undefined;
     try {
       const stat = await fs.stat(real);
-      if (!stat.isFile()) throw new NotesError('NOT_A_FILE', `"${relative}" is a folder, not a file.`, { path: relative });
+      if (!stat.isFile()) throw notAFile(relative, stat, 'written');
       kept = { mode: stat.mode & 0o7777, uid: stat.uid, gid: stat.gid };
     } catch (err) {
       if (err instanceof NotesError) throw err;

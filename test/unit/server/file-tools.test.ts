@@ -44,7 +44,7 @@ describe('MCP file tools', () => {
     }
   });
 
-  it('read_file reports a missing file and a folder clearly', async () => {
+  it('read_file reports a missing file and a folder clearly, and every file tool a named pipe as what it is', async () => {
     assert.match(await callError(h.client, 'read_file', { path: 'nope.md' }), /File not found: "nope.md"/);
     assert.match(await callError(h.client, 'read_file', { path: 'projects' }), /is a folder/);
     if (process.platform !== 'win32') {
@@ -54,6 +54,12 @@ describe('MCP file tools', () => {
         for (const tool of ['read_file', 'get_note_metadata', 'extract_tasks']) {
           assert.match(await callError(h.client, tool, { path: 'pipe.md' }), /"pipe.md" is not a regular file \(a named pipe, socket or device\)/, tool);
         }
+        // Nor is it one to write: the write is refused as what it is, and the pipe stays.
+        for (const tool of ['write_file', 'create_file', 'update_note_metadata']) {
+          const args = tool === 'update_note_metadata' ? { path: 'pipe.md', metadata: { a: 1 } } : { path: 'pipe.md', content: 'x' };
+          assert.match(await callError(h.client, tool, args), /^"pipe.md" is not a regular file \(a named pipe, socket or device\); only files can be (read|written)\.$/, tool);
+        }
+        assert.ok(fs.lstatSync(path.join(h.workspace, 'pipe.md')).isFIFO());
       } finally {
         fs.rmSync(path.join(h.workspace, 'pipe.md'));
       }
