@@ -475,18 +475,9 @@ export class FileAccess {
       if (errnoCode(err) !== 'ENOENT') mapFsError(err, relative);
     }
     const existed = kept !== undefined;
-    if (existed && !opts.exclusive) {
-      // Renaming over a file needs only the folder to be writable: a read-only note, or another user's, would be
-      // replaced. Its own permission decides, as for an editor writing the file itself.
-      try {
-        await fs.access(real, fsConstants.W_OK);
-      } catch (err) {
-        if (errnoCode(err) === 'EACCES' || errnoCode(err) === 'EPERM' || errnoCode(err) === 'EROFS') {
-          throw new NotesError('ACCESS_DENIED', `"${relative}" is read-only: permission denied by the file system. Nothing was changed.`, { path: relative });
-        }
-        mapFsError(err, relative);
-      }
-    }
+    // Renaming over a file needs only the folder to be writable: a read-only note, or another user's, would be
+    // replaced. Its own permission decides, as for an editor writing the file itself.
+    if (existed && !opts.exclusive) await this.checkOwnWritePermission(real, relative);
     if (existed && opts.exclusive) throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
     try {
       await fs.mkdir(path.dirname(real), { recursive: true });
@@ -498,6 +489,19 @@ export class FileAccess {
       mapFsError(err, relative);
     }
     return { path: relative, bytes, created: !existed };
+  }
+
+  /** Refuses a file this process may not write itself, whatever its folder allows. */
+  private async checkOwnWritePermission(file: string, relative: string): Promise<void> {
+    try {
+      await fs.access(file, fsConstants.W_OK);
+    } catch (err) {
+      if (errnoCode(err) === 'EACCES' || errnoCode(err) === 'EPERM' || errnoCode(err) === 'EROFS') {
+        throw new NotesError('ACCESS_DENIED', `"${relative}" is read-only: permission denied by the file system. Nothing was changed.`, { path: relative });
+      }
+      if (errnoCode(err) === 'ENOENT') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+      mapFsError(err, relative);
+    }
   }
 
   /** Deletes a file (never a folder); a symbolic link is removed itself, not what it leads to. */
@@ -512,6 +516,9 @@ export class FileAccess {
       if (stat.isDirectory()) {
         throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder; delete_file removes files only.`, { path: relative });
       }
+      // Removing a name needs only its folder to be writable; a note the server may not write (read-only, or another
+      // user's) is no more its to delete than to replace (see writeTo). A link's own permissions mean nothing.
+      if (stat.isFile()) await this.checkOwnWritePermission(entry, relative);
       await fs.unlink(entry).catch((err: unknown) => mapFsError(err, relative));
       return { path: relative, size: stat.size };
     });

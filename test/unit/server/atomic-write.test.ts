@@ -130,7 +130,7 @@ describe('writes and file permissions', () => {
     return { client, workspace, done: async () => (await client.close(), fs.rmSync(dir, { recursive: true, force: true })) };
   }
 
-  it('refuses to replace a note the server may not write, though its folder is writable, and changes nothing', async () => {
+  it('refuses to replace or delete a note the server may not write, though its folder is writable, and changes nothing', async () => {
     const s = await serverOwningFolder();
     try {
       const readOnly = path.join(s.workspace, 'ro.md');
@@ -148,13 +148,22 @@ describe('writes and file permissions', () => {
       for (const file of files) {
         const name = path.basename(file);
         const before = fs.statSync(file);
-        for (const [tool, args] of [['write_file', { path: name, content: 'replaced' }], ['update_note_metadata', { path: name, metadata: { a: 1 } }]] as const) {
+        for (const [tool, args] of [
+          ['write_file', { path: name, content: 'replaced' }],
+          ['update_note_metadata', { path: name, metadata: { a: 1 } }],
+          ['delete_file', { path: name }],
+        ] as const) {
           assert.match(await callError(s.client, tool, args), new RegExp(`"${name}" is read-only: permission denied by the file system\\. Nothing was changed\\.`));
         }
         const after = fs.statSync(file);
         assert.equal(fs.readFileSync(file, 'utf8'), 'keep me');
         assert.deepEqual([after.ino, after.uid, after.mode], [before.ino, before.uid, before.mode], `${name} is the same file`);
       }
+      // A link to the read-only note is the server's to remove: the link goes, the note stays.
+      fs.symlinkSync('ro.md', path.join(s.workspace, 'alias.md'));
+      if (root) fs.lchownSync(path.join(s.workspace, 'alias.md'), NOBODY, NOBODY);
+      await callOk(s.client, 'delete_file', { path: 'alias.md' });
+      assert.deepEqual(fs.readdirSync(s.workspace).sort(), files.map((f) => path.basename(f)).sort());
     } finally {
       await s.done();
     }
