@@ -332,6 +332,18 @@ export class FileAccess {
     );
   }
 
+  /**
+   * The guarded path of a file. A path ending in a separator names a folder: the file system would refuse it for a
+   * file (ENOTDIR), where resolving it lexically would quietly drop the separator and read, write or create the file.
+   */
+  private async resolveFile(userPath: string): Promise<GuardedPath> {
+    const guarded = await this.guard.resolve(userPath);
+    if (guarded.relative !== '' && /[\\/]$/.test(userPath)) {
+      throw new NotesError('NOT_A_FILE', `"${guarded.relative}/" ends with "/", so it names a folder, not a file.`, { path: guarded.relative });
+    }
+    return guarded;
+  }
+
   private async statFile(absolute: string, relative: string) {
     const stat = await statOrNotFound(fs.stat, absolute, relative);
     if (!stat.isFile()) throw notAFile(relative, stat);
@@ -343,7 +355,7 @@ export class FileAccess {
    * least one whole character (so reading on from nextOffset always advances) and at most READ_CHUNK_BYTES.
    */
   async read(userPath: string, range: { offset?: number; length?: number } = {}): Promise<ReadResult> {
-    const { absolute, relative } = await this.guard.resolve(userPath);
+    const { absolute, relative } = await this.resolveFile(userPath);
     const { handle, stat } = await openRegular(absolute, relative);
     const offset = Math.min(range.offset ?? 0, stat.size);
     let skip: number;
@@ -381,7 +393,7 @@ export class FileAccess {
 
   /** Reads a whole text file for internal use (metadata, search, tasks). */
   async readText(userPath: string): Promise<{ path: string; text: string }> {
-    return this.readGuardedText(await this.guard.resolve(userPath), {});
+    return this.readGuardedText(await this.resolveFile(userPath), {});
   }
 
   /** readText of a path the guard resolved; `strict`: invalid UTF-8 is refused instead of read as U+FFFD. */
@@ -432,7 +444,7 @@ export class FileAccess {
    * existing path; otherwise an existing file is replaced. Parent folders are created.
    */
   async write(userPath: string, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
-    const guarded = await this.guard.resolve(userPath);
+    const guarded = await this.resolveFile(userPath);
     this.checkWriteTarget(guarded);
     return oneAtATime(guarded.real, () => this.writeTo(guarded, content, opts));
   }
@@ -444,7 +456,7 @@ export class FileAccess {
    * modification time and an editor holding it open are left alone.
    */
   async update<T>(userPath: string, change: (text: string, relative: string) => { text: string; result: T }): Promise<{ path: string; result: T }> {
-    const guarded = await this.guard.resolve(userPath);
+    const guarded = await this.resolveFile(userPath);
     this.checkWriteTarget(guarded);
     return oneAtATime(guarded.real, async () => {
       const { path: relative, text } = await this.readGuardedText(guarded, { strict: true });
@@ -506,7 +518,7 @@ export class FileAccess {
 
   /** Deletes a file (never a folder); a symbolic link is removed itself, not what it leads to. */
   async delete(userPath: string): Promise<{ path: string; size: number }> {
-    const guarded = await this.guard.resolve(userPath);
+    const guarded = await this.resolveFile(userPath);
     const { relative } = guarded;
     this.checkNotExcluded(relative);
     const entry = await this.guard.entryOf(guarded, userPath);
@@ -525,7 +537,7 @@ export class FileAccess {
   }
 
   async stat(userPath: string) {
-    const { absolute, relative } = await this.guard.resolve(userPath);
+    const { absolute, relative } = await this.resolveFile(userPath);
     return { path: relative, absolute, stat: await this.statFile(absolute, relative) };
   }
 }

@@ -66,6 +66,27 @@ describe('MCP file tools', () => {
     }
   });
 
+  it('refuses a file path ending in a separator, for every file tool, and changes nothing', async () => {
+    const before = fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['read_file', { path: 'ideas.md/' }],
+      ['write_file', { path: 'ideas.md/', content: 'gone' }],
+      ['write_file', { path: 'newdir/', content: 'x' }],
+      ['create_file', { path: 'fresh.md\\', content: 'x' }],
+      ['delete_file', { path: 'ideas.md/' }],
+      ['get_note_metadata', { path: 'ideas.md/' }],
+      ['update_note_metadata', { path: 'ideas.md/', metadata: { a: 1 } }],
+      ['extract_tasks', { path: path.join(h.workspace, 'ideas.md') + '/' }],
+    ];
+    for (const [tool, args] of calls) {
+      const target = String(args.path).replace(/[\\/]$/, '').replace(h.workspace + '/', '');
+      assert.equal(await callError(h.client, tool, args), `"${target}/" ends with "/", so it names a folder, not a file.`, `${tool} ${JSON.stringify(args)}`);
+    }
+    assert.equal(fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8'), before);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'newdir')), false);
+    assert.equal(fs.existsSync(path.join(h.workspace, 'fresh.md')), false);
+  });
+
   it('read_file returns files over 1 MB in ranges that join up to the whole file', async () => {
     const line = 'Große Notiz — ünïcödé line with emoji 🙂 and text.\n';
     const big = line.repeat(Math.ceil((1.5 * 1024 * 1024) / Buffer.byteLength(line)));
