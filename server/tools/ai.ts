@@ -53,9 +53,12 @@ export function registerAiTools(ctx: NotesContext): void {
       const limit = maxLength ?? DEFAULT_SUMMARY_LENGTH;
       const { path: relative, text: whole } = await (await ctx.files()).readText(path);
       const { text, truncated } = analysedPart(whole);
-      if (ctx.server.server.getClientCapabilities()?.sampling) {
+      const { body } = splitNote(text);
+      // A note with nothing after its frontmatter has nothing for a model to summarise: asked, it would write about
+      // the empty text it was given.
+      if (body.trim() !== '' && ctx.server.server.getClientCapabilities()?.sampling) {
         try {
-          const summary = await sampleSummary(ctx, splitNote(text).body, limit, extra.signal);
+          const summary = await sampleSummary(ctx, body, limit, extra.signal);
           return { structured: { path: relative, summary, method: 'sampling' as const, maxLength: limit, truncated } };
         } catch (err) {
           ctx.deps.log('warn', `summarize_note: sampling failed, using the extractive summary: ${(err as Error).message}`);

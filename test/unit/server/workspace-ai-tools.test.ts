@@ -133,6 +133,11 @@ describe('MCP summarize_note with client sampling', () => {
       assert.equal(prompts.length, 1);
       assert.match(prompts[0], /at most 100 characters/);
       assert.match(prompts[0], /Local-first software keeps notes on your own disk/);
+      // A note of frontmatter only: nothing to ask the model about.
+      fs.writeFileSync(path.join(h.workspace, 'meta-only.md'), '---\ntitle: Only keys\ntags: [a]\n---\n\n');
+      const empty = await callOk(h.client, 'summarize_note', { path: 'meta-only.md' });
+      assert.deepEqual(empty, { path: 'meta-only.md', summary: '', method: 'extractive', maxLength: 500, truncated: false });
+      assert.equal(prompts.length, 1, 'the client was not asked');
     } finally {
       await h.close();
     }
