@@ -36,9 +36,13 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
    * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content); `json` is the
    * structured result's JSON when the tool has made it already. With `answer`, the bytes of
    * that JSON (see EncodedAnswer): the reply is written from them, and the SDK does not check `structured` against
-   * the output schema (see server.ts; the tests hold such answers to it).
+   * the output schema (see server.ts; the tests hold such answers to it). `warnings`: text blocks after the first,
+   * for what a client that shows the model only the text would otherwise not see.
    */
-  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string; answer?: EncodedAnswer }>;
+  run: (
+    args: z.infer<z.ZodObject<I>>,
+    extra: ToolExtra,
+  ) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string; answer?: EncodedAnswer; warnings?: string[] }>;
 }
 
 /** The largest reply a tool sends (see maxSendBytes): search_files and list_files cut their answers to fit. */
@@ -68,12 +72,12 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
     // The SDK's callback type is generic over the shape; the arguments it passes were validated against spec.input.
     (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
-        const { structured, text, json, answer } = await spec.run(args, extra);
+        const { structured, text, json, answer, warnings = [] } = await spec.run(args, extra);
         // Compact: the text block repeats structuredContent, and indentation would double large results.
         const block = text ?? json ?? JSON.stringify(structured);
         // The transport writes this text as the structuredContent too, instead of serialising the records again.
         if (text === undefined) markStructuredJson(block, { answer, unchecked: spec.unchecked });
-        return { content: [{ type: 'text', text: block }], structuredContent: structured };
+        return { content: [block, ...warnings].map((t) => ({ type: 'text' as const, text: t })), structuredContent: structured };
       } catch (err) {
         if (isNotesError(err)) return errorResult(err.message);
         ctx.deps.log('error', `${spec.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -16,7 +16,7 @@ export function registerFileTools(ctx: NotesContext): void {
     category: 'fileOperations',
     title: 'Read file',
     description:
-      'Read a text file of the notes workspace. Files up to 1 MB come whole; larger files come in 1 MB ranges: when `truncated` is true, call again with `offset` set to `nextOffset`. The text content block is the file text itself.',
+      'Read a text file of the notes workspace. Files up to 1 MB come whole; larger files come in 1 MB ranges: when `truncated` is true, call again with `offset` set to `nextOffset`. The text content block is the file text itself; a second one warns when the file is not valid UTF-8.',
     input: {
       path: pathArg,
       offset: z.number().int().min(0).optional().describe('Byte offset to start reading at (default 0). For files over 1 MB.'),
@@ -30,11 +30,17 @@ export function registerFileTools(ctx: NotesContext): void {
       length: z.number().describe('Bytes returned.'),
       truncated: z.boolean().describe('True when the file continues after this range.'),
       nextOffset: z.number().nullable().describe('Offset to continue from, or null at the end of the file.'),
+      invalidUtf8: z
+        .boolean()
+        .describe('True when the bytes read are not valid UTF-8 (a file in another encoding, such as Latin-1): each invalid sequence comes back as U+FFFD, and writing this text back would replace those bytes in the file.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async ({ path, offset, length }) => {
       const result = await (await ctx.files()).read(path, { offset, length });
-      return { structured: result, text: result.content };
+      const warnings = result.invalidUtf8
+        ? [`Warning: "${result.path}" is not valid UTF-8 (it may be in another encoding, such as Latin-1 or Windows-1252). Each invalid byte sequence above is shown as U+FFFD (�); writing this text back with write_file would replace those bytes in the file.`]
+        : [];
+      return { structured: result, text: result.content, warnings };
     },
   });
 

@@ -75,6 +75,8 @@ export interface ReadResult {
   /** True when bytes remain after this range; read on from `nextOffset`. */
   truncated: boolean;
   nextOffset: number | null;
+  /** True when the bytes read are not valid UTF-8: `content` has U+FFFD in place of each invalid sequence. */
+  invalidUtf8: boolean;
 }
 
 export interface WriteResult {
@@ -380,14 +382,23 @@ export class FileAccess {
       await handle.close();
     }
     const next = offset + skip + body.length;
+    let content: string;
+    let invalidUtf8 = false;
+    try {
+      content = strictUtf8.decode(body);
+    } catch {
+      content = body.toString('utf8');
+      invalidUtf8 = true;
+    }
     return {
       path: relative,
-      content: body.toString('utf8'),
+      content,
       size: stat.size,
       offset: offset + skip,
       length: body.length,
       truncated: next < stat.size,
       nextOffset: next < stat.size ? next : null,
+      invalidUtf8,
     };
   }
 

@@ -19,8 +19,25 @@ describe('MCP file tools', () => {
     const expected = fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8');
     assert.equal(textOf(result), expected);
     assert.deepEqual(result.structuredContent, {
-      path: 'ideas.md', content: expected, size: Buffer.byteLength(expected), offset: 0, length: Buffer.byteLength(expected), truncated: false, nextOffset: null,
+      path: 'ideas.md', content: expected, size: Buffer.byteLength(expected), offset: 0, length: Buffer.byteLength(expected), truncated: false, nextOffset: null, invalidUtf8: false,
     });
+    assert.equal(result.content.length, 1, 'no warning for a UTF-8 file');
+  });
+
+  it('read_file says so, in the structured result and in a second text block, when a file is not valid UTF-8', async () => {
+    // "Café\n" written in Latin-1, as older editors on Windows save it.
+    fs.writeFileSync(path.join(h.workspace, 'latin1.md'), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x0a]));
+    try {
+      const result = await call(h.client, 'read_file', { path: 'latin1.md' });
+      assert.equal(result.isError, undefined);
+      assert.equal(textOf(result), 'Caf\uFFFD\n', 'the first block is still the text read');
+      assert.deepEqual(result.structuredContent, { path: 'latin1.md', content: 'Caf\uFFFD\n', size: 5, offset: 0, length: 5, truncated: false, nextOffset: null, invalidUtf8: true });
+      assert.equal(result.content.length, 2);
+      const warning = result.content[1];
+      assert.ok(warning.type === 'text' && /^Warning: "latin1.md" is not valid UTF-8 .*writing this text back with write_file would replace those bytes/.test(warning.text), JSON.stringify(warning));
+    } finally {
+      fs.rmSync(path.join(h.workspace, 'latin1.md'));
+    }
   });
 
   it('read_file accepts an absolute path inside the workspace and answers with the relative path', async () => {
