@@ -1,6 +1,32 @@
 // The bridge's message connection over a socket (vscode-jsonrpc framing), shared by the extension and the server.
 import type net from 'node:net';
-import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type ConnectionOptions, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type ConnectionOptions,
+  type Message,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
+
+/**
+ * A writer whose `write` never rejects: a failed write is reported through `onError` instead.
+ *
+ * vscode-jsonrpc's `sendRequest` rethrows a failed write from inside a Promise executor, where no caller can catch
+ * it: an unhandled rejection, which ends the process. A peer that closes the socket just as a request is written
+ * (VS Code's bridge closes connections over its limits as soon as it accepts them, a window closing does the same)
+ * would take the MCP server down with it. Reported as an error of the connection, the failure reaches the
+ * connection's owner, which closes it and so fails the requests waiting on it.
+ */
+class ReportingMessageWriter extends StreamMessageWriter {
+  override async write(msg: Message): Promise<void> {
+    try {
+      await super.write(msg);
+    } catch (error) {
+      this.fireError(error, msg);
+    }
+  }
+}
 
 /**
  * vscode-jsonrpc's reader warns about a message still partial every 10 s, and keeps doing so after the socket has
@@ -10,5 +36,5 @@ import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type
 export function socketConnection(socket: net.Socket, options?: ConnectionOptions): MessageConnection {
   const reader = new StreamMessageReader(socket);
   reader.partialMessageTimeout = 0;
-  return createMessageConnection(reader, new StreamMessageWriter(socket), undefined, options);
+  return createMessageConnection(reader, new ReportingMessageWriter(socket), undefined, options);
 }

@@ -19,6 +19,8 @@ interface FakeEditor {
   active: boolean;
   /** When true, accepts connections and never answers. */
   silent: boolean;
+  /** When true, closes every connection as soon as it is accepted (as VS Code's bridge does over its connection limits). */
+  refuse?: boolean;
   /** The document's URI (by default a file:///ws/ one made of `path`). */
   uri?: string;
   /** Milliseconds each method waits before it answers (and, for an edit, before it edits). */
@@ -48,6 +50,10 @@ class FakeBridge {
     this.connections++;
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
+    if (this.editor.refuse) {
+      socket.destroy();
+      return;
+    }
     if (this.editor.silent) return;
     const connection = createMessageConnection(new StreamMessageReader(socket), new StreamMessageWriter(socket));
     let authenticated = false;
@@ -344,6 +350,27 @@ describe('MCP editor tools with no editor', () => {
       }
     } finally {
       await h.close();
+    }
+  });
+
+  it('keep the server running when the bridge closes every connection at once, answering each call that no editor is attached', async () => {
+    // VS Code's bridge closes connections over its limits (64 open, 8 authenticating) as soon as it accepts them; a
+    // window that closes does the same to a connection it has just accepted. The server's first write then fails.
+    const bridge = new FakeBridge();
+    await bridge.listen();
+    bridge.editor.refuse = true;
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      for (let round = 0; round < 3; round++) {
+        for (const [name, args] of [['get_editor_content', {}], ['set_editor_content', { content: 'x' }], ['insert_at_cursor', { content: 'x' }]] as const) {
+          assert.match(await callError(h.client, name, args), /^No VS Code editor is attached: .*\(authentication failed: /);
+        }
+      }
+      assert.ok(bridge.connections >= 9, `each call tried the bridge again (${bridge.connections} connections)`);
+      assert.equal((await callOk<{ noteCount: number }>(h.client, 'get_workspace_info')).noteCount > 0, true, 'the server still answers');
+    } finally {
+      await h.close();
+      await bridge.close();
     }
   });
 
