@@ -206,7 +206,7 @@ export const NOT_MAPPED: [field: string, reason: string][] = [
   ['editor.spellCheck', 'VS Code has no built-in spell checker'],
   ['editor.enableMarkdown, enableWikiLinks, enableTasks, enableTables, enableCodeBlocks, enableHighlight', 'read by the notes preview (markdown-it plugins) and the notes features, not VS Code settings'],
   ['workspace.*', 'VS Code manages its own recent folders and session restore; the MCP server uses `workspace.defaultPath`'],
-  ['files.defaultNewFileTemplate, files.fileExtension', 'used by the new-note command and the MCP tools'],
+  ['files.defaultNewFileTemplate, files.fileExtension', 'used by the MCP tools: `create_note` fills the template and gives the note that extension, which also counts as a note; there is no new-note command in VS Code (its New File takes the name you type)'],
   ['files.watchForChanges', 'VS Code always watches the opened folder'],
   ['search.caseSensitive, wholeWord, useRegex, indexOnStartup', 'VS Code has no setting for the initial state of its search toggles; the MCP search tool uses them as defaults'],
   ['plugins.*, integrations.*', 'read by the MCP server and the extension\'s server commands'],
