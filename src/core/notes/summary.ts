@@ -17,11 +17,18 @@ const ABBREVIATION_END = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|no|fig|mr|mrs
 function sentences(paragraph: string): string[] {
   const out: string[] = [];
   let carried = '';
+  // The last segment ended in white space: what comes next was apart from it.
+  let apart = false;
   for (const { segment } of segmenter.segment(paragraph)) {
     const sentence = (carried + segment).trim();
     carried = '';
-    if (ABBREVIATION_END.test(sentence)) carried = `${sentence} `;
+    if (sentence.length > 0 && out.length > 0 && !/[\p{L}\p{N}]/u.test(sentence)) {
+      // No letter or digit: markup closing the sentence before after its full stop (`tomatoes.==`, a highlight
+      // Unicode breaks after the `.`), not a sentence of its own to be kept, dropped or joined with a space apart.
+      out[out.length - 1] += (apart || /^\s/.test(segment) ? ' ' : '') + sentence;
+    } else if (ABBREVIATION_END.test(sentence)) carried = `${sentence} `;
     else if (sentence.length > 0) out.push(sentence);
+    apart = /\s$/.test(segment);
   }
   if (carried.trim()) out.push(carried.trim());
   return out;

@@ -85,6 +85,13 @@ describe('notes/summary', () => {
     assert.equal(headOf('a😀b', 3), 'a😀');
   });
 
+  it('keeps what closes a sentence after its full stop with it: a highlight\'s closing `==` is not a sentence of its own', () => {
+    const garden = '# Garden Plan\n\nSoil pH measured 6.4 — good for most vegetables. ==Remember to rotate the tomatoes.==\n';
+    assert.equal(extractiveSummary(garden, 500), 'Soil pH measured 6.4 — good for most vegetables. ==Remember to rotate the tomatoes.==');
+    assert.equal(extractiveSummary(garden, 40), '==Remember to rotate the tomatoes.==');
+    assert.equal(extractiveSummary('Plant seeds. ~~Water daily.~~ **Harvest.** Done.\n', 500), 'Plant seeds. Water daily. Harvest. Done.');
+  });
+
   it('summarises the intro of a note opening with a `---` rule, and the first line of one with a byte-order mark', () => {
     assert.equal(extractiveSummary('---\n\nJust an intro line.\n\n---\n\n# Heading\n', 100), 'Just an intro line.');
     assert.equal(extractiveSummary('\uFEFFOnly line.\n', 100), 'Only line.');
