@@ -1,7 +1,8 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
-import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredPrompt, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { z } from 'zod';
 import type { NotesConfig } from '../src/core/config/schema';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
@@ -73,17 +74,36 @@ export function skipCheckOfEncodedAnswers(server: McpServer): void {
   };
 }
 
+type RequestCheck = (params: Record<string, unknown>) => void;
+
+/**
+ * Puts `check` in front of the SDK's handler of `method`, which still does everything else: the SDK installs its
+ * handlers through the server's setRequestHandler (tools/call at the first registerTool, when the tools capability
+ * is not given to its constructor, which would install it at once; prompts/get at the first registerPrompt), and
+ * gets them wrapped here. Call before the first registration; returns whether the handler was wrapped.
+ */
+function checkBefore(server: McpServer, method: string, check: RequestCheck): () => boolean {
+  let wrapped = false;
+  const protocol = server.server;
+  const setRequestHandler = protocol.setRequestHandler.bind(protocol);
+  protocol.setRequestHandler = ((schema: { shape?: { method?: { value?: unknown } } }, handler: (request: { params: Record<string, unknown> }, extra: unknown) => unknown) => {
+    if (schema.shape?.method?.value !== method) return setRequestHandler(schema as never, handler as never);
+    wrapped = true;
+    return setRequestHandler(schema as never, ((request: { params: Record<string, unknown> }, extra: unknown) => {
+      check(request.params);
+      return handler(request, extra);
+    }) as never);
+  }) as typeof protocol.setRequestHandler;
+  return () => wrapped;
+}
+
 /**
  * A tools/call naming no tool of the server, or a disabled one, is a protocol error in every MCP revision: JSON-RPC
- * -32602. The SDK's tools/call handler answers it with a tool result (`isError`) instead. This puts a check of the
- * name in front of that handler, which still does everything else (arguments, the call, the result): the SDK
- * installs its handler through the server's setRequestHandler at the first registerTool (when the tools capability
- * is not given to its constructor, which would install it at once), and gets it wrapped here. Tools are known by
- * what registerTool returned, so that tools registered later (the test hooks) count too. `disabledBy` names the
- * setting that disables a tool. Call before any tool is registered; returns whether the handler was wrapped.
+ * -32602. The SDK's tools/call handler answers it with a tool result (`isError`) instead; this checks the name
+ * first (see checkBefore). Tools are known by what registerTool returned, so that tools registered later (the test
+ * hooks) count too. `disabledBy` names the setting that disables a tool.
  */
 export function refuseUnknownTools(server: McpServer, disabledBy: (name: string) => string | undefined): () => boolean {
-  let wrapped = false;
   const tools = new Map<string, RegisteredTool>();
   const registerTool = server.registerTool.bind(server) as (name: string, config: never, callback: never) => RegisteredTool;
   server.registerTool = ((name: string, config: never, callback: never) => {
@@ -92,30 +112,45 @@ export function refuseUnknownTools(server: McpServer, disabledBy: (name: string)
     return tool;
   }) as typeof server.registerTool;
 
-  const check = (name: string): void => {
-    const tool = tools.get(name);
+  return checkBefore(server, 'tools/call', ({ name }) => {
+    const tool = tools.get(name as string);
     if (tool?.enabled) return;
     if (tool) {
-      const setting = disabledBy(name);
-      const details = `Tool ${name} is disabled${setting ? `: ${setting}` : ''}. It is not in tools/list while it is disabled.`;
+      const setting = disabledBy(name as string);
+      const details = `Tool ${String(name)} is disabled${setting ? `: ${setting}` : ''}. It is not in tools/list while it is disabled.`;
       throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { tool: name });
     }
     const available = [...tools].filter(([, t]) => t.enabled).map(([n]) => n);
-    const details = `Unknown tool "${name}". This server's tools: ${available.join(', ') || 'none'}.`;
+    const details = `Unknown tool "${String(name)}". This server's tools: ${available.join(', ') || 'none'}.`;
     throw new ProtocolError(ProtocolErrorCode.invalidParams, details, { tool: name });
-  };
-  const protocol = server.server;
-  const setRequestHandler = protocol.setRequestHandler.bind(protocol);
-  protocol.setRequestHandler = ((schema: { shape?: { method?: { value?: unknown } } }, handler: (request: { params: { name: string } }, extra: unknown) => unknown) => {
-    if (schema.shape?.method?.value !== 'tools/call') return setRequestHandler(schema as never, handler as never);
-    protocol.setRequestHandler = setRequestHandler; // the SDK installs its handler once
-    wrapped = true;
-    return setRequestHandler(schema as never, ((request: { params: { name: string } }, extra: unknown) => {
-      check(request.params.name);
-      return handler(request, extra);
-    }) as never);
-  }) as typeof protocol.setRequestHandler;
-  return () => wrapped;
+  });
+}
+
+/**
+ * prompts/get naming no prompt, or with arguments that do not fit the prompt's, gets -32602 with `details`, the
+ * prompt's name and each problem in `issues`, as every other -32602 of this server does; the SDK's own answers to
+ * these carry no `data`. The arguments are checked against the same schema the SDK then checks them against.
+ */
+export function checkPromptRequests(server: McpServer): () => boolean {
+  const prompts = new Map<string, { enabled: boolean; args: z.ZodObject }>();
+  const registerPrompt = server.registerPrompt.bind(server) as (name: string, config: { argsSchema?: z.ZodRawShape }, callback: never) => RegisteredPrompt;
+  server.registerPrompt = ((name: string, config: { argsSchema?: z.ZodRawShape }, callback: never) => {
+    const prompt = registerPrompt(name, config, callback);
+    prompts.set(name, { get enabled() { return prompt.enabled; }, args: z.object(config.argsSchema ?? {}) });
+    return prompt;
+  }) as typeof server.registerPrompt;
+
+  return checkBefore(server, 'prompts/get', ({ name, arguments: args }) => {
+    const prompt = prompts.get(name as string);
+    if (!prompt?.enabled) {
+      const available = [...prompts].filter(([, p]) => p.enabled).map(([n]) => n);
+      throw new ProtocolError(ProtocolErrorCode.invalidParams, `Unknown prompt "${String(name)}". This server's prompts: ${available.join(', ') || 'none'}.`, { prompt: name });
+    }
+    const parsed = prompt.args.safeParse(args ?? {});
+    if (parsed.success) return;
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    throw new ProtocolError(ProtocolErrorCode.invalidParams, `Invalid arguments for prompt ${String(name)}: ${issues.join('; ')}`, { prompt: name, issues });
+  });
 }
 
 export function createNotesServer(deps: NotesServerDeps): McpServer {
@@ -123,8 +158,9 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Notes', version: SERVER_VERSION },
     {
-      // tools: { listChanged: true } is declared by the first registerTool (see refuseUnknownTools).
-      capabilities: { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} },
+      // tools and prompts ({ listChanged: true }) are declared by the first registerTool and registerPrompt, which
+      // install their handlers then (see checkBefore).
+      capabilities: { resources: { subscribe: true, listChanged: true }, completions: {} },
       instructions:
         `Notes workspace at ${deps.workspaceRoot}. Notes are markdown files; every path in arguments and results is workspace-relative with "/" separators. ` +
         'Use search_files to find notes, get_note_metadata for frontmatter, tags and links, and the editor tools to work in the note open in VS Code.' +
@@ -142,7 +178,9 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   // Another version of the SDK could install its tools/call handler some other way: fail here, not answer wrongly.
   if (!toolCallsChecked()) throw new Error('the MCP SDK did not install its tools/call handler through setRequestHandler');
   const watchers = registerResources(ctx);
+  const promptRequestsChecked = checkPromptRequests(server);
   registerPrompts(ctx);
+  if (!promptRequestsChecked()) throw new Error('the MCP SDK did not install its prompts/get handler through setRequestHandler');
   // Live configuration (see NotesContext.applyConfig); stopped with the connection so the process can exit.
   const stopWatchingConfig = deps.watchConfig?.((next) => ctx.applyConfig(next));
   const previousOnClose = server.server.onclose;

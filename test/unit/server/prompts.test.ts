@@ -67,6 +67,29 @@ describe('MCP prompts', () => {
     });
   });
 
+  it('answers an unknown prompt and arguments that do not fit it with -32602, its details, the prompt and each issue', async () => {
+    type Refusal = Error & { code?: number; data?: { details?: unknown; prompt?: unknown; issues?: unknown } };
+    const refused = async (params: { name: string; arguments?: Record<string, string> }) => {
+      let caught: Refusal | undefined;
+      await h.client.getPrompt(params).catch((err: Refusal) => (caught = err));
+      assert.ok(caught, `${JSON.stringify(params)} is refused`);
+      assert.equal(caught.code, -32602);
+      assert.ok(caught.message.endsWith(String(caught.data?.details)), 'details is the message');
+      return { details: caught.data?.details, prompt: caught.data?.prompt, issues: caught.data?.issues };
+    };
+    assert.deepEqual(await refused({ name: 'nope' }), {
+      details: 'Unknown prompt "nope". This server\'s prompts: summarize-note, extract-action-items, improve-writing.',
+      prompt: 'nope',
+      issues: undefined,
+    });
+    assert.deepEqual(await refused({ name: 'summarize-note', arguments: {} }), {
+      details: 'Invalid arguments for prompt summarize-note: path: Invalid input: expected string, received undefined',
+      prompt: 'summarize-note',
+      issues: ['path: Invalid input: expected string, received undefined'],
+    });
+    assert.deepEqual((await refused({ name: 'extract-action-items' })).issues, ['path: Invalid input: expected string, received undefined']);
+  });
+
   it('completes the note path argument', async () => {
     const r = await h.client.complete({ ref: { type: 'ref/prompt', name: 'improve-writing' }, argument: { name: 'path', value: 'jour' } });
     assert.deepEqual(r.completion.values, ['journal/2024-03-02.md']);
