@@ -221,13 +221,31 @@ export const window = {
   showErrorMessage: notification('error'),
   showWarningMessage: notification('warning'),
   showInformationMessage: notification('info'),
-  /** Input boxes and quick picks are answered with `undefined` (cancelled) unless a test queues answers. */
+  /**
+   * Input boxes and quick picks are answered with `undefined` (cancelled) unless a test queues answers. A queued
+   * function stands for a user who takes a while: it is called when the box is shown, and what it resolves to is the
+   * answer.
+   */
   answers: [] as unknown[],
-  showInputBox: (): Promise<unknown> => Promise.resolve(window.answers.shift()),
-  showQuickPick: (): Promise<unknown> => Promise.resolve(window.answers.shift()),
+  showInputBox: (): Promise<unknown> => nextAnswer(),
+  showQuickPick: (): Promise<unknown> => nextAnswer(),
+  /** Shows the document in an editor that becomes the active one. */
+  async showTextDocument(document: FakeTextDocument): Promise<FakeTextEditor> {
+    const editor = new FakeTextEditor(document);
+    window.activeTextEditor = editor;
+    window.visibleTextEditors = [...window.visibleTextEditors, editor];
+    return editor;
+  },
   createStatusBarItem: () => ({ text: '', tooltip: '', show: () => undefined, hide: () => undefined, dispose: () => undefined }),
   createOutputChannel: () => fakeLog(),
 };
+
+async function nextAnswer(): Promise<unknown> {
+  const answer = window.answers.shift();
+  return typeof answer === 'function' ? (answer as () => unknown)() : answer;
+}
+
+let untitled = 0;
 
 export const commands = {
   registerCommand(id: string, fn: (...args: unknown[]) => unknown): Disposable {
@@ -262,6 +280,11 @@ export const workspace = {
     if (targets.some((t, i) => !t.document || t.document.version !== versions[i])) return false;
     for (const { entry, document } of targets) document!.apply([entry]);
     return true;
+  },
+  /** An untitled document, as "Run MCP Tool" opens its result. */
+  async openTextDocument(options: { language?: string; content?: string }): Promise<FakeTextDocument> {
+    untitled += 1;
+    return new FakeTextDocument(Uri.from({ scheme: 'untitled', path: `Untitled-${untitled}` }), options.content ?? '', { languageId: options.language });
   },
   getConfiguration: () => ({ get: () => undefined }),
   onDidChangeWorkspaceFolders: () => new Disposable(() => undefined),

@@ -66,7 +66,15 @@ export async function runTool(manager: ServerManager, toolName?: string, args?: 
   if (!tool) throw new Error(`The Notes MCP server has no tool named "${name}".`);
   const finalArgs = args ?? (await askForArguments(tool.name, tool.inputSchema));
   if (!finalArgs) return undefined;
-  const result = CallToolResultSchema.parse(await client.callTool({ name: tool.name, arguments: finalArgs }));
+  // The server may have been restarted (or stopped) while the user picked and typed: call the one running now.
+  const current = manager.client();
+  if (!current) {
+    throw new Error(`The Notes MCP server stopped while the arguments of ${tool.name} were entered. Start it with "Notes: Start MCP Server" and run the tool again.`);
+  }
+  if (current !== client && manager.toolList().length && !manager.toolList().some((t) => t.name === tool.name)) {
+    throw new Error(`The Notes MCP server was restarted while the arguments were entered and no longer has a tool named "${tool.name}".`);
+  }
+  const result = CallToolResultSchema.parse(await current.callTool({ name: tool.name, arguments: finalArgs }));
   const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: renderToolResult(tool.name, finalArgs, result) });
   await vscode.window.showTextDocument(document, { preview: true });
   return { tool: tool.name, arguments: finalArgs, result, document };
