@@ -16,10 +16,12 @@ import {
   discoveryFile,
   editorContent,
   editResult,
+  incompatibleData,
   type EditorContent,
   type EditResult,
 } from '../src/core/bridge/protocol';
 import { NotesError } from '../src/core/errors';
+import { SERVER_VERSION } from './version';
 
 export interface EditorBridgeOptions {
   workspaceRoot: string;
@@ -32,6 +34,16 @@ export interface EditorBridgeOptions {
 
 const NOT_ATTACHED =
   'No VS Code editor is attached: open this workspace in VS Code with the Notes App extension running, then try again.';
+
+/** A window of another editor bridge protocol version: it cannot be driven, whatever is tried. */
+function incompatible(address: string, window: { protocolVersion: number; version?: string }): NotesError {
+  return new NotesError(
+    'NO_EDITOR',
+    `This MCP server ${SERVER_VERSION} (editor bridge protocol ${BRIDGE_PROTOCOL_VERSION}) cannot work with the Notes App extension` +
+      `${window.version ? ` ${window.version}` : ''} (editor bridge protocol ${window.protocolVersion}) of the VS Code window at ${address}: ` +
+      'run the MCP server of the installed extension (its "Copy MCP Client Configuration" command gives the command line), or update both to the same version.',
+  );
+}
 
 interface Endpoint {
   address: string;
@@ -177,16 +189,23 @@ export class EditorBridgeClient {
     let folders: string[];
     try {
       const result = await this.withTimeout(
-        connection.sendRequest(BridgeMethods.authenticate, { token: endpoint.token, protocolVersion: BRIDGE_PROTOCOL_VERSION }),
+        connection.sendRequest(BridgeMethods.authenticate, { token: endpoint.token, protocolVersion: BRIDGE_PROTOCOL_VERSION, version: SERVER_VERSION }),
         connectTimeout,
         () => new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge did not answer authentication within ${connectTimeout} ms)`),
       );
+      // The version is read before the rest: another protocol version may answer in another shape.
+      const window = incompatibleData.safeParse(result);
+      if (window.success && window.data.protocolVersion !== BRIDGE_PROTOCOL_VERSION) throw incompatible(endpoint.address, window.data);
       folders = authenticateResult.parse(result).workspaceFolders;
     } catch (err) {
       forget();
       if (err instanceof NotesError) throw err;
       if (err instanceof ResponseError && err.code === BridgeErrorCodes.unauthorized) {
         throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the editor bridge refused the token from ${endpoint.source})`);
+      }
+      if (err instanceof ResponseError && err.code === BridgeErrorCodes.incompatible) {
+        const window = incompatibleData.safeParse(err.data);
+        if (window.success) throw incompatible(endpoint.address, window.data);
       }
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (authentication failed: ${(err as Error).message})`);
     }

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { discoveryFilePath } from '../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods, discoveryFile, editorContent, editResult } from '../../src/core/bridge/protocol';
-import { notesApi, openScratchNote } from './shell-helpers';
+import { EXTENSION_ID, notesApi, openScratchNote } from './shell-helpers';
 
 function discovery() {
   const configPath = process.env.NOTESAPP_CONFIG_PATH;
@@ -74,7 +74,8 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
     const { connection, socket } = await connect(record.address);
     try {
       const auth = await connection.sendRequest(BridgeMethods.authenticate, { token: record.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
-      assert.deepEqual(auth, { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: [folder] });
+      const version = String(vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON.version);
+      assert.deepEqual(auth, { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, version, workspaceFolders: [folder] });
 
       const got = editorContent.parse(await connection.sendRequest(BridgeMethods.getEditorContent, {}));
       assert.equal(got.content, '# Scratch\n\nfirst line\nsecond line\n');

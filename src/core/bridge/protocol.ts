@@ -21,8 +21,21 @@ export const BridgeMethods = {
   insertAtCursor: 'notesapp/insertAtCursor',
 } as const;
 
-export const authenticateParams = z.object({ token: z.string().min(1), protocolVersion: z.number().int() });
-export const authenticateResult = z.object({ ok: z.literal(true), protocolVersion: z.number().int(), workspaceFolders: z.array(z.string()) });
+/**
+ * Both sides send their BRIDGE_PROTOCOL_VERSION and their product version (`version`, the package's). A window and a
+ * server of different protocol versions cannot work together: the window refuses the server (`incompatible`, with
+ * its own versions as data), and a server refuses a window that answers another protocol version; either way the
+ * error names both versions.
+ */
+export const authenticateParams = z.object({ token: z.string().min(1), protocolVersion: z.number().int(), version: z.string().optional() });
+export const authenticateResult = z.object({
+  ok: z.literal(true),
+  protocolVersion: z.number().int(),
+  version: z.string().optional(),
+  workspaceFolders: z.array(z.string()),
+});
+/** The data of an `incompatible` error: the window's versions. */
+export const incompatibleData = z.object({ protocolVersion: z.number().int(), version: z.string().optional() });
 
 /** The active text editor; `path` is workspace-relative POSIX when the document is inside the workspace. */
 export const editorContent = z.object({
@@ -50,6 +63,8 @@ export const BridgeErrorCodes = {
   unauthorized: -32001,
   noActiveEditor: -32002,
   editRejected: -32003,
+  /** The client speaks another protocol version: authentication refused, the connection closed. */
+  incompatible: -32004,
   /** The client cancelled the request (it stopped waiting) before the bridge started on it: nothing was done. */
   cancelled: -32800,
 } as const;

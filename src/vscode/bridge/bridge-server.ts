@@ -24,6 +24,8 @@ export interface EditorHandlers {
   setEditorContent(content: string, token?: CancellationToken): Promise<unknown>;
   insertAtCursor(content: string, token?: CancellationToken): Promise<unknown>;
   workspaceFolders(): string[];
+  /** The extension's version, named to a server of another protocol version. */
+  version?: string;
 }
 
 export interface BridgeEndpoint {
@@ -182,7 +184,7 @@ export class BridgeServer implements vscode.Disposable {
       // Let the error response reach the client before the socket goes.
       setTimeout(close, 50);
     };
-    const hello = () => ({ ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.handlers.workspaceFolders() });
+    const hello = () => ({ ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, version: this.handlers.version, workspaceFolders: this.handlers.workspaceFolders() });
     connection.onRequest(async (method: string, params: unknown, token: CancellationToken) => {
       if (!authenticated) {
         if (method !== BridgeMethods.authenticate) {
@@ -193,6 +195,16 @@ export class BridgeServer implements vscode.Disposable {
         if (!parsed.success || !tokensMatch(this.endpoint.token, parsed.data.token)) {
           drop('wrong token');
           throw new ResponseError(BridgeErrorCodes.unauthorized, 'Wrong or missing bridge token.');
+        }
+        if (parsed.data.protocolVersion !== BRIDGE_PROTOCOL_VERSION) {
+          const ours = `the Notes App extension${this.handlers.version ? ` ${this.handlers.version}` : ''} (editor bridge protocol ${BRIDGE_PROTOCOL_VERSION})`;
+          const theirs = `the MCP server${parsed.data.version ? ` ${parsed.data.version}` : ''} (editor bridge protocol ${parsed.data.protocolVersion})`;
+          drop(`${theirs} cannot work with ${ours}`);
+          throw new ResponseError(
+            BridgeErrorCodes.incompatible,
+            `${theirs} cannot work with ${ours} in this VS Code window: run the MCP server of the installed extension, or update both to the same version.`,
+            { protocolVersion: BRIDGE_PROTOCOL_VERSION, version: this.handlers.version },
+          );
         }
         authenticated = true;
         leavePending();

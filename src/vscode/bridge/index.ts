@@ -15,7 +15,8 @@ function folderPaths(): string[] {
  * NOTESAPP_CONFIG_PATH is not usable); the discovery files go next to it, where the server, given that file, looks.
  */
 export function startEditorBridge(context: vscode.ExtensionContext, configFile: string, log: vscode.LogOutputChannel): BridgeEndpoint {
-  const server = BridgeServer.start({ getEditorContent, setEditorContent, insertAtCursor, workspaceFolders: folderPaths }, log);
+  const version = String(context.extension.packageJSON.version);
+  const server = BridgeServer.start({ getEditorContent, setEditorContent, insertAtCursor, workspaceFolders: folderPaths, version }, log);
   context.subscriptions.push(server);
   const discovery = new DiscoveryFiles(path.dirname(configFile), server.endpoint, log);
   discovery.sync(folderPaths());

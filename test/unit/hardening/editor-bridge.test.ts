@@ -211,6 +211,44 @@ describe('editor bridge server: before authentication', () => {
   });
 });
 
+describe('editor bridge server: protocol versions', () => {
+  let bridge: BridgeServer;
+  let editor: ReturnType<typeof fakeEditor>;
+  beforeEach(async () => {
+    editor = { ...fakeEditor(), version: '0.9.0' };
+    bridge = BridgeServer.start(editor, log);
+    await bridge.ready;
+  });
+  afterEach(() => bridge.dispose());
+
+  it('refuses a server of another protocol version, naming both versions, and runs nothing it sends', async () => {
+    const client = await rawClient(bridge.endpoint.address);
+    const other = BRIDGE_PROTOCOL_VERSION + 1;
+    client.socket.write(
+      Buffer.concat([
+        frame({ id: 1, method: BridgeMethods.authenticate, params: { token: bridge.endpoint.token, protocolVersion: other, version: '2.0.0' } }),
+        frame({ id: 2, method: BridgeMethods.setEditorContent, params: { content: 'y' } }),
+      ]),
+    );
+    await client.closed;
+    const refused = client.answers.find((a) => a.id === 1);
+    assert.equal(refused?.error?.code, BridgeErrorCodes.incompatible);
+    assert.equal(
+      refused?.error?.message,
+      `the MCP server 2.0.0 (editor bridge protocol ${other}) cannot work with the Notes App extension 0.9.0 (editor bridge protocol ${BRIDGE_PROTOCOL_VERSION}) in this VS Code window: run the MCP server of the installed extension, or update both to the same version.`,
+    );
+    assert.deepEqual(editor.calls, []);
+  });
+
+  it('answers a server of its own protocol version with its version and folders', async () => {
+    const client = await rawClient(bridge.endpoint.address);
+    client.socket.write(frame({ id: 1, method: BridgeMethods.authenticate, params: { token: bridge.endpoint.token, protocolVersion: BRIDGE_PROTOCOL_VERSION } }));
+    await until('the answer', () => client.answers.length === 1);
+    assert.deepEqual(client.answers[0].result, { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, version: '0.9.0', workspaceFolders: ['/ws'] });
+    client.socket.destroy();
+  });
+});
+
 describe('editor bridge discovery helpers', () => {
   it('compare folders as the discovery file names do: letter case ignored on Windows and macOS only', () => {
     assert.equal(folderHolds('/Users/me/Notes', '/Users/me/notes', 'darwin'), true);

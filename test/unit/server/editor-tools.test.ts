@@ -12,6 +12,8 @@ import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods } from '../../
 import { EditorBridgeClient } from '../../../server/editor-bridge-client';
 import { call, callError, callOk, startServer, textOf } from './harness';
 
+const packageVersion = (JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
+
 interface FakeEditor {
   content: string;
   path: string | null;
@@ -25,6 +27,10 @@ interface FakeEditor {
   uri?: string;
   /** Milliseconds each method waits before it answers (and, for an edit, before it edits). */
   delays?: Partial<Record<string, number>>;
+  /** The protocol version the window answers authentication with (by default the server's own). */
+  protocolVersion?: number;
+  /** When set, authentication is refused as a window of this protocol version and extension version refuses it. */
+  refuses?: { protocolVersion: number; version: string };
 }
 
 class FakeBridge {
@@ -66,8 +72,10 @@ class FakeBridge {
       if (method === BridgeMethods.authenticate) {
         const token = (params as { token?: string }).token;
         if (token !== this.token) return new ResponseError(BridgeErrorCodes.unauthorized, 'bad token');
+        const refuses = this.editor.refuses;
+        if (refuses) return new ResponseError(BridgeErrorCodes.incompatible, 'another protocol version', refuses);
         authenticated = true;
-        return { ok: true, protocolVersion: BRIDGE_PROTOCOL_VERSION, workspaceFolders: this.folders };
+        return { ok: true, protocolVersion: this.editor.protocolVersion ?? BRIDGE_PROTOCOL_VERSION, version: '9.9.9', workspaceFolders: this.folders };
       }
       if (!authenticated) return new ResponseError(BridgeErrorCodes.unauthorized, 'not authenticated');
       if (!this.editor.active) return new ResponseError(BridgeErrorCodes.noActiveEditor, 'No active text editor');
@@ -125,7 +133,7 @@ describe('MCP editor tools through the editor bridge', () => {
         [BridgeMethods.authenticate, BridgeMethods.getEditorContent, BridgeMethods.setEditorContent, BridgeMethods.insertAtCursor],
         'one authenticated connection is reused',
       );
-      assert.deepEqual(bridge.received[0].params, { token: bridge.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
+      assert.deepEqual(bridge.received[0].params, { token: bridge.token, protocolVersion: BRIDGE_PROTOCOL_VERSION, version: packageVersion });
       bridge.editor.active = false;
       assert.match(await callError(h.client, 'get_editor_content'), /VS Code has no active text editor/);
     } finally {
@@ -267,6 +275,36 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.match(message, /No VS Code editor is attached/);
       assert.match(message, /refused the token/);
       assert.equal(bridge.editor.content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('names both versions when the window speaks another protocol version, and sends it nothing more', async () => {
+    const other = BRIDGE_PROTOCOL_VERSION + 1;
+    bridge.editor.protocolVersion = other;
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      assert.equal(
+        await callError(h.client, 'set_editor_content', { content: 'x' }),
+        `This MCP server ${packageVersion} (editor bridge protocol ${BRIDGE_PROTOCOL_VERSION}) cannot work with the Notes App extension 9.9.9 (editor bridge protocol ${other}) of the VS Code window at ${bridge.address}: run the MCP server of the installed extension (its "Copy MCP Client Configuration" command gives the command line), or update both to the same version.`,
+      );
+      assert.deepEqual(bridge.received.map((r) => r.method), [BridgeMethods.authenticate]);
+      assert.equal(bridge.editor.content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('names both versions when the window refuses it for its protocol version', async () => {
+    const other = BRIDGE_PROTOCOL_VERSION + 1;
+    bridge.editor.refuses = { protocolVersion: other, version: '2.0.0' };
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      assert.equal(
+        await callError(h.client, 'get_editor_content'),
+        `This MCP server ${packageVersion} (editor bridge protocol ${BRIDGE_PROTOCOL_VERSION}) cannot work with the Notes App extension 2.0.0 (editor bridge protocol ${other}) of the VS Code window at ${bridge.address}: run the MCP server of the installed extension (its "Copy MCP Client Configuration" command gives the command line), or update both to the same version.`,
+      );
     } finally {
       await h.close();
     }
