@@ -1,8 +1,10 @@
 // Editor tools: get_editor_content, set_editor_content, insert_at_cursor, through the editor bridge to VS Code.
 import { z } from 'zod';
-import type { EditResult } from '../../src/core/bridge/protocol';
+import type { EditorContent, EditResult } from '../../src/core/bridge/protocol';
+import { NotesError } from '../../src/core/errors';
+import { REPLY_ROOM } from '../limits';
 import type { NotesContext } from './context';
-import { defineTool } from './define-tool';
+import { defineTool, maxReplyBytes, replyBytesFor } from './define-tool';
 
 const editOutput = {
   success: z.boolean().describe('True when VS Code applied the edit.'),
@@ -14,6 +16,32 @@ const editOutput = {
 /** The bridge's answer as the edit tools report it. */
 function editRecord(r: EditResult): { success: boolean; path: string | null; uri: string; edits: number } {
   return { success: r.applied, path: r.path, uri: r.uri, edits: r.edits };
+}
+
+/**
+ * The bytes of get_editor_content's reply: the text comes twice (the text block and structuredContent.content), as
+ * JSON strings, with the other fields once and the envelope around them.
+ */
+function editorReplyBytes(editor: EditorContent): number {
+  return 2 * Buffer.byteLength(JSON.stringify(editor.content)) + Buffer.byteLength(JSON.stringify({ ...editor, content: '' })) + REPLY_ROOM;
+}
+
+/**
+ * A document whose answer would pass the reply limit: what it is, and the one way to get its text in pieces,
+ * read_file on its saved file (which an untitled document, or one outside the workspace, must first become).
+ */
+function tooLargeForReply(editor: EditorContent, bytes: number, limit: number): NotesError {
+  const what =
+    `The document in the editor (${editor.uri}) is too large to answer whole: its ${editor.content.length} characters make an answer of ` +
+    `about ${bytes} bytes (the text comes twice, as the text block and in structuredContent), over the limit of ${limit} bytes.`;
+  const pieces = 'with read_file and its offset and length arguments';
+  const advice =
+    editor.path === null
+      ? `It is not a file of this workspace (untitled, or outside it): save it into the workspace, then read it in pieces ${pieces}.`
+      : editor.isDirty
+        ? `It has unsaved changes: save it, then read "${editor.path}" in pieces ${pieces}.`
+        : `Its saved file holds the same text: read "${editor.path}" in pieces ${pieces}.`;
+  return new NotesError('FILE_TOO_LARGE', `${what} ${advice}`);
 }
 
 export function registerEditorTools(ctx: NotesContext): void {
@@ -32,8 +60,11 @@ export function registerEditorTools(ctx: NotesContext): void {
       isDirty: z.boolean().describe('True when the document has unsaved changes.'),
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    run: async () => {
+    run: async (_args, extra) => {
       const content = await ctx.bridge.getEditorContent();
+      const bytes = editorReplyBytes(content);
+      // The reply also echoes the request id, which the client chose; the limit named is the reply limit.
+      if (bytes > replyBytesFor(ctx, extra)) throw tooLargeForReply(content, bytes, maxReplyBytes(ctx));
       return { structured: content, text: content.content };
     },
   });

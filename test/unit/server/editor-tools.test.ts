@@ -29,6 +29,8 @@ interface FakeEditor {
   delays?: Partial<Record<string, number>>;
   /** The protocol version the window answers authentication with (by default the server's own). */
   protocolVersion?: number;
+  /** Whether the document has unsaved changes (by default it has). */
+  isDirty?: boolean;
   /** When set, authentication is refused as a window of this protocol version and extension version refuses it. */
   refuses?: { protocolVersion: number; version: string };
 }
@@ -82,7 +84,7 @@ class FakeBridge {
       const content = (params as { content: string }).content;
       switch (method) {
         case BridgeMethods.getEditorContent:
-          return { content: this.editor.content, path: this.editor.path, uri: uri(), languageId: 'markdown', isDirty: true };
+          return { content: this.editor.content, path: this.editor.path, uri: uri(), languageId: 'markdown', isDirty: this.editor.isDirty ?? true };
         case BridgeMethods.setEditorContent:
           this.editor.content = content;
           return { applied: true, path: this.editor.path, uri: uri(), edits: 1 };
@@ -275,6 +277,40 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.match(message, /No VS Code editor is attached/);
       assert.match(message, /refused the token/);
       assert.equal(bridge.editor.content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('answers a document too large to send whole with what to do, by whether it is a saved file of the workspace', async function () {
+    this.timeout(60_000);
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      // 5.5 MB: the answer carries it twice, over the 10 420 224-byte reply limit.
+      const line = `${'abcdefghij'.repeat(9)}\n`;
+      bridge.editor.content = line.repeat(60_000);
+      // The size of the answer, measured from the reply, is not part of what is checked here.
+      const answer = async () => (await callError(h.client, 'get_editor_content')).replace(/about \d+ bytes/, 'about N bytes');
+      const tooLarge = (uri: string, advice: string) =>
+        `The document in the editor (${uri}) is too large to answer whole: its 5460000 characters make an answer of about N bytes ` +
+        `(the text comes twice, as the text block and in structuredContent), over the limit of 10420224 bytes. ${advice}`;
+      bridge.editor.uri = 'untitled:Untitled-1';
+      bridge.editor.path = null;
+      assert.equal(
+        await answer(),
+        tooLarge('untitled:Untitled-1', 'It is not a file of this workspace (untitled, or outside it): save it into the workspace, then read it in pieces with read_file and its offset and length arguments.'),
+      );
+      const uri = pathToFileURL(path.join(h.workspace, 'drafts', 'big.md')).href;
+      bridge.editor.uri = uri;
+      bridge.editor.path = 'drafts/big.md';
+      assert.equal(await answer(), tooLarge(uri, 'It has unsaved changes: save it, then read "drafts/big.md" in pieces with read_file and its offset and length arguments.'));
+      bridge.editor.isDirty = false;
+      assert.equal(await answer(), tooLarge(uri, 'Its saved file holds the same text: read "drafts/big.md" in pieces with read_file and its offset and length arguments.'));
+      // 5 MB fits: it comes whole.
+      bridge.editor.content = line.repeat(55_000);
+      const whole = await call(h.client, 'get_editor_content');
+      assert.equal(whole.isError, undefined);
+      assert.equal(textOf(whole), bridge.editor.content);
     } finally {
       await h.close();
     }
