@@ -90,6 +90,12 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
       await vscode.commands.executeCommand('undo');
       assert.equal(note.editor.document.getText(), '# Scratch\n\nfirst line\nsecond line\n', 'one undo reverts the whole replacement');
 
+      // Text read from a file saved with a BOM: the mark is the file's encoding, not text of the document.
+      await connection.sendRequest(BridgeMethods.setEditorContent, { content: '\uFEFF# With BOM\n' });
+      assert.equal(note.editor.document.getText(), '# With BOM\n');
+      await vscode.commands.executeCommand('undo');
+      assert.equal(note.editor.document.getText(), '# Scratch\n\nfirst line\nsecond line\n');
+
       // Two cursors: one collapsed at the start of "first", one selecting "second".
       note.editor.selections = [new vscode.Selection(2, 0, 2, 0), new vscode.Selection(3, 0, 3, 6)];
       const inserted = editResult.parse(await connection.sendRequest(BridgeMethods.insertAtCursor, { content: '>>' }));

@@ -100,10 +100,21 @@ export function insertAtCursor(content: string, token?: vscode.CancellationToken
   return afterPreviousEdits(BridgeMethods.insertAtCursor, token, () => insertAtCursors(content));
 }
 
+/**
+ * A byte order mark is no part of a document's text: VS Code takes it off when it reads a file and keeps whether
+ * the file has one as the document's encoding (UTF-8 or UTF-8 with BOM, in the status bar), so text that starts
+ * with one (read_file gives a file's BOM as U+FEFF) leaves it off too. Kept, it would stand in the text as an
+ * invisible character, and a file saved with a BOM would then start with two, which hides its frontmatter.
+ */
+function withoutByteOrderMark(content: string): string {
+  return content.startsWith('\uFEFF') ? content.slice(1) : content;
+}
+
 async function replaceDocument(content: string): Promise<EditResult> {
   const editor = targetEditor();
   const { document } = editor;
-  await replaceRanges(editor, [new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length))], content);
+  const text = withoutByteOrderMark(content);
+  await replaceRanges(editor, [new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length))], text);
   return { applied: true, path: relativePath(document.uri), uri: document.uri.toString(), edits: 1 };
 }
 

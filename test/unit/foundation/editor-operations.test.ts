@@ -44,6 +44,17 @@ describe('editor operations served by the bridge', () => {
     assert.equal((await client.getEditorContent()).content, '> first\n> \n');
   });
 
+  it('replace the text without a byte order mark the new text starts with, as VS Code reads a file', async () => {
+    const editor = showFakeEditor(Uri.file('/ws/bom.md'), '---\ntitle: Old\n---\n');
+    // What read_file answers for a file saved with a BOM.
+    assert.equal((await client.setEditorContent('\uFEFF---\ntitle: New\n---\n')).applied, true);
+    assert.equal(editor.document.getText(), '---\ntitle: New\n---\n');
+    assert.equal((await client.getEditorContent()).content, '---\ntitle: New\n---\n');
+    // Only the mark goes: a second U+FEFF is text.
+    await client.setEditorContent('\uFEFF\uFEFFx');
+    assert.equal(editor.document.getText(), '\uFEFFx');
+  });
+
   it('make parallel edits one after another, none refused for the ones before it', async () => {
     const editor = showFakeEditor(Uri.file('/ws/c.md'), 'start\n');
     editor.selections = [new Selection(new Position(1, 0), new Position(1, 0))];
