@@ -82,11 +82,17 @@ export function payloadTooLargeError(limits: ServerLimits, receivedBytes: number
   };
 }
 
-export function resultTooLargeError(limits: ServerLimits, resultBytes: number): JsonRpcErrorBody {
+/**
+ * `method`: the request's. A prompt (prompts/get) carries its note whole and has no ranges: what helps there is
+ * another way to the note, not read_file's arguments.
+ */
+export function resultTooLargeError(limits: ServerLimits, resultBytes: number, method?: string): JsonRpcErrorBody {
   const limitBytes = maxSendBytes(limits);
-  const details =
-    `The result would be ${resultBytes} bytes; the limit is ${limitBytes} bytes. ` +
-    'Read the file in ranges with read_file and its offset and length arguments, or narrow the request.';
+  const advice =
+    method === 'prompts/get'
+      ? 'A prompt carries its note whole, so this note is too large for one: split it into smaller notes, or have the assistant read it with the read_file tool in ranges (offset and length) instead of using the prompt.'
+      : 'Read the file in ranges with read_file and its offset and length arguments, or narrow the request.';
+  const details = `The result would be ${resultBytes} bytes; the limit is ${limitBytes} bytes. ${advice}`;
   return {
     code: ServerErrorCode.ResultTooLarge,
     message: `Result too large. ${details}`,

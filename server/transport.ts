@@ -228,7 +228,7 @@ export class HardenedStdioTransport implements Transport {
     if (id !== undefined) {
       let outgoing: JSONRPCMessage = message;
       if (size > maxSendBytes(this.options.limits)) {
-        outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size));
+        outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size, this.inFlight.get(id)?.method));
         line = encodeParts(outgoing);
       }
       this.finish(id, outgoing);

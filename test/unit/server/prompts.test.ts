@@ -90,6 +90,26 @@ describe('MCP prompts', () => {
     assert.deepEqual((await refused({ name: 'extract-action-items' })).issues, ['path: Invalid input: expected string, received undefined']);
   });
 
+  it('answers a note too large for a prompt with what to do instead, not with read_file arguments a prompt does not have', async () => {
+    // 9.5 MB, under security.maxFileSize: quotes and line ends take two bytes each in JSON, past the reply limit.
+    const line = 'He said "hello" to me\n';
+    fs.writeFileSync(path.join(h.workspace, 'long.md'), line.repeat(Math.floor(9_500_000 / line.length)));
+    try {
+      for (const name of ['summarize-note', 'extract-action-items', 'improve-writing']) {
+        await assert.rejects(h.client.getPrompt({ name, arguments: { path: 'long.md' } }), (err: Error & { code?: number }) => {
+          assert.equal(err.code, -32005, name);
+          assert.match(
+            err.message,
+            /^MCP error -32005: Result too large\. The result would be \d+ bytes; the limit is 10420224 bytes\. A prompt carries its note whole, so this note is too large for one: split it into smaller notes, or have the assistant read it with the read_file tool in ranges \(offset and length\) instead of using the prompt\.$/,
+          );
+          return true;
+        });
+      }
+    } finally {
+      fs.rmSync(path.join(h.workspace, 'long.md'));
+    }
+  });
+
   it('completes the note path argument', async () => {
     const r = await h.client.complete({ ref: { type: 'ref/prompt', name: 'improve-writing' }, argument: { name: 'path', value: 'jour' } });
     assert.deepEqual(r.completion.values, ['journal/2024-03-02.md']);
