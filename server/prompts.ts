@@ -3,6 +3,7 @@ import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import type { GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isNotesError } from '../src/core/errors';
+import { textMimeType } from '../src/core/workspace/file-types';
 import { completeNotePath, noteUri } from './resources';
 import type { NotesContext } from './tools/context';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
@@ -16,10 +17,11 @@ async function readNote(ctx: NotesContext, userPath: string): Promise<{ path: st
   }
 }
 
-function withNote(instruction: string, note: { path: string; text: string }): GetPromptResult['messages'] {
+function withNote(ctx: NotesContext, instruction: string, note: { path: string; text: string }): GetPromptResult['messages'] {
+  const mimeType = textMimeType(note.path, ctx.config.files.fileExtension);
   return [
     { role: 'user', content: { type: 'text', text: instruction } },
-    { role: 'user', content: { type: 'resource', resource: { uri: noteUri(note.path), mimeType: 'text/markdown', text: note.text } } },
+    { role: 'user', content: { type: 'resource', resource: { uri: noteUri(note.path), mimeType, text: note.text } } },
   ];
 }
 
@@ -39,6 +41,7 @@ export function registerPrompts(ctx: NotesContext): void {
       return {
         description: `Summarize ${note.path}`,
         messages: withNote(
+          ctx,
           `Summarize the note "${note.path}" below${length ? ` in ${length}` : ' in a short paragraph followed by up to 5 key points'}. Stay faithful to the note; do not add facts.`,
           note,
         ),
@@ -62,6 +65,7 @@ export function registerPrompts(ctx: NotesContext): void {
       return {
         description: `Action items of ${note.path}`,
         messages: withNote(
+          ctx,
           `List the action items of the note "${note.path}" below as a markdown task list (- [ ] ...), open items first. Include implicit to-dos written as prose, and keep owners and due dates when the note states them. ${known}`,
           note,
         ),
@@ -84,6 +88,7 @@ export function registerPrompts(ctx: NotesContext): void {
       return {
         description: `Improve ${note.path}`,
         messages: withNote(
+          ctx,
           `Rewrite the note "${note.path}" below to improve ${focus?.trim() || 'clarity and concision'}. Keep its meaning, the YAML frontmatter, headings structure, [[wikilinks]], links, #tags and task items unchanged. Answer with the full revised markdown, then a short list of the changes. Do not save it unless asked; to save, call write_file with the same path.`,
           note,
         ),

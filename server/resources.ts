@@ -18,7 +18,7 @@ import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import type { NotesConfig } from '../src/core/config/schema';
 import { isNotesError } from '../src/core/errors';
-import { isNoteFile } from '../src/core/workspace/file-types';
+import { isNoteFile, textMimeType } from '../src/core/workspace/file-types';
 import { watchFileContent, type Disposable } from '../src/core/workspace/watcher';
 import type { NotesContext } from './tools/context';
 import { firstAfter } from './tools/list-page';
@@ -218,7 +218,7 @@ export function registerResources(ctx: NotesContext): Disposable {
         const { metadata, text } = await readNoteMetadata(ctx, relative, extra.signal);
         return {
           contents: [
-            { uri: uri.href, mimeType: 'text/markdown', text },
+            { uri: uri.href, mimeType: textMimeType(metadata.path, ctx.config.files.fileExtension), text },
             { uri: uri.href, mimeType: 'application/json', text: JSON.stringify(metadata, null, 2) },
           ],
         };

@@ -28,3 +28,11 @@ export function isNoteFile(file: string, fileExtension: string): boolean {
   if (noteSet?.fileExtension !== fileExtension) noteSet = { fileExtension, extensions: new Set(noteExtensions(fileExtension)) };
   return noteSet.extensions.has(path.extname(file).toLowerCase());
 }
+
+/**
+ * The media type of a text file's content as the server hands it on (a note resource, a prompt's embedded note):
+ * markdown for a note, plain text for any other text file (a .csv, a .txt), which is not markdown.
+ */
+export function textMimeType(file: string, fileExtension: string): 'text/markdown' | 'text/plain' {
+  return isNoteFile(file, fileExtension) ? 'text/markdown' : 'text/plain';
+}

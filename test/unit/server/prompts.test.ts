@@ -39,6 +39,19 @@ describe('MCP prompts', () => {
     });
   });
 
+  it('embeds a text file that is not a note (a .csv) as plain text, as resources/read gives it, not as markdown', async () => {
+    fs.writeFileSync(path.join(h.workspace, 'budget.csv'), 'item,cost\npaper,3\n');
+    try {
+      const r = await h.client.getPrompt({ name: 'summarize-note', arguments: { path: 'budget.csv' } });
+      const embedded = { uri: 'notesapp://notes/budget.csv', mimeType: 'text/plain', text: 'item,cost\npaper,3\n' };
+      assert.deepEqual(r.messages[1].content, { type: 'resource', resource: embedded });
+      const read = await h.client.readResource({ uri: embedded.uri });
+      assert.deepEqual(read.contents[0], embedded);
+    } finally {
+      fs.rmSync(path.join(h.workspace, 'budget.csv'));
+    }
+  });
+
   it('extract-action-items lists the task items already in the note', async () => {
     const r = await h.client.getPrompt({ name: 'extract-action-items', arguments: { path: 'meetings/2024-03-01 Standup.md' } });
     const text = r.messages[0].content.type === 'text' ? r.messages[0].content.text : '';
