@@ -29,6 +29,23 @@ async function connect(address: string): Promise<{ connection: MessageConnection
   return { connection, socket, closed };
 }
 
+type ScratchNote = Awaited<ReturnType<typeof openScratchNote>>;
+
+/** Opens a scratch note holding `text`, connects and authenticates to this window's bridge, runs `body`, and cleans up. */
+async function withAuthenticatedBridge(text: string, body: (note: ScratchNote, connection: MessageConnection) => Promise<void>): Promise<void> {
+  const note = await openScratchNote(text);
+  const { record } = discovery();
+  const { connection, socket } = await connect(record.address);
+  try {
+    await connection.sendRequest(BridgeMethods.authenticate, { token: record.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
+    await body(note, connection);
+  } finally {
+    connection.dispose();
+    socket.destroy();
+    await note.dispose();
+  }
+}
+
 describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
   this.timeout(30000);
   before(async () => {
@@ -115,31 +132,22 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
   });
 
   it('refuses to edit a read-only editor, saying so, and leaves it unchanged', async () => {
-    const note = await openScratchNote('# Locked\n');
-    const { record } = discovery();
-    const { connection, socket } = await connect(record.address);
-    await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession');
-    try {
-      await connection.sendRequest(BridgeMethods.authenticate, { token: record.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
-      const readOnly = (err: { code?: number; message?: string }) => err.code === BridgeErrorCodes.editRejected && /is read-only\. Nothing was changed\./.test(err.message ?? '');
-      await assert.rejects(connection.sendRequest(BridgeMethods.insertAtCursor, { content: 'added' }), readOnly);
-      await assert.rejects(connection.sendRequest(BridgeMethods.setEditorContent, { content: '# Replaced\n' }), readOnly);
-      assert.equal(note.editor.document.getText(), '# Locked\n');
-      assert.equal(note.editor.document.isDirty, false);
-    } finally {
-      await vscode.commands.executeCommand('workbench.action.files.setActiveEditorWriteableInSession');
-      connection.dispose();
-      socket.destroy();
-      await note.dispose();
-    }
+    await withAuthenticatedBridge('# Locked\n', async (note, connection) => {
+      await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession');
+      try {
+        const readOnly = (err: { code?: number; message?: string }) => err.code === BridgeErrorCodes.editRejected && /is read-only\. Nothing was changed\./.test(err.message ?? '');
+        await assert.rejects(connection.sendRequest(BridgeMethods.insertAtCursor, { content: 'added' }), readOnly);
+        await assert.rejects(connection.sendRequest(BridgeMethods.setEditorContent, { content: '# Replaced\n' }), readOnly);
+        assert.equal(note.editor.document.getText(), '# Locked\n');
+        assert.equal(note.editor.document.isDirty, false);
+      } finally {
+        await vscode.commands.executeCommand('workbench.action.files.setActiveEditorWriteableInSession');
+      }
+    });
   });
 
   it('makes edits sent in parallel one after another, refusing none', async () => {
-    const note = await openScratchNote('start\n');
-    const { record } = discovery();
-    const { connection, socket } = await connect(record.address);
-    try {
-      await connection.sendRequest(BridgeMethods.authenticate, { token: record.token, protocolVersion: BRIDGE_PROTOCOL_VERSION });
+    await withAuthenticatedBridge('start\n', async (note, connection) => {
       note.editor.selections = [new vscode.Selection(1, 0, 1, 0)];
       const insert = (content: string) => connection.sendRequest(BridgeMethods.insertAtCursor, { content }).then((r) => editResult.parse(r).applied);
       assert.deepEqual(await Promise.all([insert('one\n'), insert('two\n'), insert('three\n')]), [true, true, true]);
@@ -147,10 +155,6 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
       const set = connection.sendRequest(BridgeMethods.setEditorContent, { content: 'replaced\n' }).then((r) => editResult.parse(r).applied);
       assert.deepEqual(await Promise.all([set, insert('after')]), [true, true]);
       assert.equal(note.editor.document.getText(), 'replaced\nafter');
-    } finally {
-      connection.dispose();
-      socket.destroy();
-      await note.dispose();
-    }
+    });
   });
 });
