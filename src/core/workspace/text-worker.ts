@@ -167,7 +167,9 @@ function textWorkerMain(
         const bytes = buf.subarray(0, filled);
         if (!needles.some((needle) => bytes.indexOf(needle) >= 0)) return ['', filled, linked, ino];
       }
-      return [buf.toString('utf8', 0, filled), filled, linked, ino];
+      // A UTF-8 byte order mark is not text of the first line (`^` matches after it, as in ripgrep and VS Code).
+      const bom = filled >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+      return [buf.toString('utf8', bom, filled), filled, linked, ino];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
     } finally {
@@ -413,7 +415,9 @@ function textWorkerMain(
         pathStart = pos;
         pathEnd = nul;
       }
-      current.push(lineNo, colon + 1, end);
+      // The first line starts after a byte order mark, as in a file read whole.
+      const bom = lineNo === 1 && out[colon + 1] === 0xef && out[colon + 2] === 0xbb && out[colon + 3] === 0xbf ? 3 : 0;
+      current.push(lineNo, colon + 1 + bom, end);
       pos = end + 1;
     }
     const files = [...printed.keys()].filter(listedBy(job.rules)).sort();

@@ -189,6 +189,31 @@ describe('MCP search_files and ripgrep', () => {
   });
 });
 
+describe('MCP search_files and a byte order mark', () => {
+  it('does not count a UTF-8 byte order mark as text of the first line, with ripgrep, without it and with the index', async () => {
+    const expected = [
+      { file: 'bom.md', line: 1, content: 'Agenda for Monday', match: 'Agenda' },
+      { file: 'bom.md', line: 2, content: 'Agenda items follow', match: 'Agenda' },
+    ];
+    for (const ripgrep of ['rg', 'off']) {
+      for (const config of [{ files: { watchForChanges: false } }, {}]) {
+        const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-bom-'));
+        fs.writeFileSync(path.join(workspace, 'bom.md'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Agenda for Monday\r\nAgenda items follow\r\n')]));
+        const h = await startServer({ workspace, config, env: { NOTESAPP_RIPGREP: ripgrep === 'rg' ? testRipgrep() : 'off' } });
+        try {
+          const run = `${ripgrep} ${JSON.stringify(config)}`;
+          for (const round of [1, 2]) {
+            assert.deepEqual((await callOk<Outcome>(h.client, 'search_files', { query: '^Agenda', regex: true, case_sensitive: true })).results, expected, `${run} ${round}`);
+            assert.deepEqual((await callOk<Outcome>(h.client, 'search_files', { query: 'agenda for' })).results, [{ ...expected[0], match: 'Agenda for' }], `${run} ${round}`);
+          }
+        } finally {
+          await h.close();
+        }
+      }
+    }
+  });
+});
+
 describe('MCP search_files and a file name that is not UTF-8', () => {
   it('answers the same with ripgrep as without: the file, which no path can name, is skipped', async function () {
     // Only Linux file systems take such names.
