@@ -24,6 +24,9 @@ export interface RipgrepPattern {
   patterns: string[];
 }
 
+/** A carriage return that no line feed follows, in any bytes (see ripgrepArgs). */
+const LONE_CARRIAGE_RETURN = '(?-u:\\r[^\\n])';
+
 /** Longest pattern handed to ripgrep (a command-line argument; case classes make it several times the query). */
 const MAX_PATTERN_CHARS = 16 * 1024;
 
@@ -171,8 +174,11 @@ export function ripgrepArgs(pattern: RipgrepPattern, rules: Pick<WalkRules, 'sho
     const name = /^\*\*\/([A-Za-z0-9_-]+|\.[A-Za-z0-9_-]+)\/\*\*$/.exec(glob)?.[1];
     if (name) args.push('--glob', `!**/${name}`);
   }
-  if (pattern.fixed) args.push('--fixed-strings');
-  for (const p of pattern.patterns) args.push('--regexp', p);
+  // Fixed strings are spelled as expressions, so that one more can be added: a carriage return that no line feed
+  // follows ends a line for the search (see lineEnds in text-worker.ts), but not for ripgrep, whose line numbers
+  // count line feeds only. Every line holding one is printed, so that the lines after it can be numbered.
+  for (const p of pattern.patterns) args.push('--regexp', pattern.fixed ? literalExpression(p, false) : p);
+  args.push('--regexp', LONE_CARRIAGE_RETURN);
   // An explicit folder: without one, ripgrep searches its standard input whenever that is not a terminal.
   args.push('--', '.');
   return args;

@@ -169,12 +169,20 @@ function textWorkerMain(
       }
       // A UTF-8 byte order mark is not text of the first line (`^` matches after it, as in ripgrep and VS Code).
       const bom = filled >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-      return [buf.toString('utf8', bom, filled), filled, linked, ino];
+      return [lineEnds(buf.toString('utf8', bom, filled)), filled, linked, ino];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
     } finally {
       if (fd !== undefined) fs.closeSync(fd);
     }
+  }
+
+  /**
+   * The text with a carriage return that no line feed follows (a classic Mac line end, or one among others) turned
+   * into a line feed: it ends a line, as in VS Code and in the note tools' markdown parser. Same length.
+   */
+  function lineEnds(text: string): string {
+    return text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text;
   }
 
   /** Memory a string takes: pure ASCII (as many characters as bytes) one byte a character, anything else two. */
@@ -423,25 +431,35 @@ function textWorkerMain(
     const files = [...printed.keys()].filter(listedBy(job.rules)).sort();
     const walked: FromWorker = { type: 'walked', id: job.id, files };
     port.postMessage(walked);
-    let spans: number[] = [];
+    /** The file's line number of each line of the joined text. */
+    let numbers: number[] = [];
     matchFiles(
       job,
       files,
       (i) => {
         // The file's printed lines, one after another, decoded at once as the text they are lines of.
-        spans = printed.get(files[i]) as number[];
+        const spans = printed.get(files[i]) as number[];
         let size = spans.length / 3 - 1;
         for (let k = 0; k < spans.length; k += 3) size += spans[k + 2] - spans[k + 1];
         const joined = size <= buffer.length ? buffer : Buffer.allocUnsafe(size);
         let at = 0;
+        // ripgrep numbers lines by line feeds alone. A carriage return no line feed follows ends a line too (see
+        // lineEnds), and ripgrep printed every line holding one (see ripgrepArgs): the ones before a printed line
+        // in its file are those of the printed lines before it.
+        numbers = [];
+        let shift = 0;
         for (let k = 0; k < spans.length; k += 3) {
           if (k > 0) joined[at++] = 10;
+          numbers.push(spans[k] + shift);
+          for (let c = spans[k + 1]; c < spans[k + 2] - 1; c++) {
+            if (out[c] === 13) numbers.push(spans[k] + ++shift);
+          }
           at += out.copy(joined, at, spans[k + 1], spans[k + 2]);
         }
-        return joined.toString('utf8', 0, at);
+        return lineEnds(joined.toString('utf8', 0, at));
       },
       (lines) => {
-        for (const line of lines) line[0] = spans[(line[0] - 1) * 3];
+        for (const line of lines) line[0] = numbers[line[0] - 1];
       },
     );
   }

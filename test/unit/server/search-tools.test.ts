@@ -214,6 +214,50 @@ describe('MCP search_files and a byte order mark', () => {
   });
 });
 
+describe('MCP search_files and line ends', () => {
+  it('ends a line at a carriage return alone, as VS Code and extract_tasks do, with ripgrep, without it and with the index', async () => {
+    // A classic Mac note (CR only), and one mixing CR, LF and CRLF: ripgrep numbers lines by line feeds alone.
+    const files: Record<string, string> = {
+      'mac.md': '# Trip\r- [ ] book the train\r- [ ] pack the bag\r\rtrain times below\r',
+      'mixed.md': 'train one\ntwo\rthree\r\nfour train\nfive\r\rsix train\r\nseven\rtrain eight',
+    };
+    const expected = [
+      { file: 'mac.md', line: 2, content: '- [ ] book the train', match: 'train' },
+      { file: 'mac.md', line: 5, content: 'train times below', match: 'train' },
+      { file: 'mixed.md', line: 1, content: 'train one', match: 'train' },
+      { file: 'mixed.md', line: 4, content: 'four train', match: 'train' },
+      { file: 'mixed.md', line: 7, content: 'six train', match: 'train' },
+      { file: 'mixed.md', line: 9, content: 'train eight', match: 'train' },
+    ];
+    for (const ripgrep of ['rg', 'off']) {
+      for (const config of [{ files: { watchForChanges: false } }, {}]) {
+        const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-cr-'));
+        for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(workspace, name), text);
+        const h = await startServer({ workspace, config, env: { NOTESAPP_RIPGREP: ripgrep === 'rg' ? testRipgrep() : 'off' } });
+        try {
+          const run = `${ripgrep} ${JSON.stringify(config)}`;
+          for (const round of [1, 2]) {
+            assert.deepEqual((await callOk<Outcome>(h.client, 'search_files', { query: 'train', case_sensitive: true })).results, expected, `${run} ${round}`);
+            const anchored = await callOk<Outcome>(h.client, 'search_files', { query: '^- \\[ \\] (.*)$', regex: true });
+            assert.deepEqual(anchored.results.map((i) => [i.file, i.line, i.content]), [
+              ['mac.md', 2, '- [ ] book the train'],
+              ['mac.md', 3, '- [ ] pack the bag'],
+            ], `${run} ${round}`);
+          }
+          // The same lines as the note tools give.
+          const tasks = await callOk<{ tasks: Array<{ text: string; line: number }> }>(h.client, 'extract_tasks', { path: 'mac.md' });
+          assert.deepEqual(tasks.tasks.map((t) => [t.line, t.text]), [
+            [2, 'book the train'],
+            [3, 'pack the bag'],
+          ]);
+        } finally {
+          await h.close();
+        }
+      }
+    }
+  });
+});
+
 describe('MCP search_files and a file name that is not UTF-8', () => {
   it('answers the same with ripgrep as without: the file, which no path can name, is skipped', async function () {
     // Only Linux file systems take such names.

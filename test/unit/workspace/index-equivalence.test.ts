@@ -89,6 +89,9 @@ describe('workspace index: same answers as the disk scan', function () {
     // Edge cases the generated notes lack.
     const extra: Record<string, string> = {
       'crlf.md': 'kyoto line one\r\nsecond TODO deadline\r\n\r\nlast kyoto\r\n',
+      // A carriage return alone ends a line too (ripgrep counts line feeds only).
+      'mac.md': 'kyoto one\rcustomer feedback\r\rTODO deadline\rkyoto last\r',
+      'mixed-ends.md': 'kyoto a\nb\rkyoto c\r\nd\r\rcustomer feedback kyoto\r\ne\rf kyoto\n\r\nx TODO deadline',
       'long.md': `${'word '.repeat(1200)}customer feedback${' tail'.repeat(900)}\nkyoto`,
       'unicode.md': 'Straße ÉCOLE café Tomás\nSTRASSE straße\n',
       // Case folding that crosses into ASCII: the Kelvin sign is k, the long s is s.
