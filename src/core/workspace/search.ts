@@ -84,13 +84,19 @@ function escapeRegExp(text: string): string {
 let legacyWord: string | undefined;
 
 /**
- * `[\p{L}\p{N}_]` (a letter, a digit or `_`, of any script) for a pattern compiled without the u flag, where `\p`
- * does not exist and a character beyond U+FFFF is two code units: a class of the letters and digits up to U+FFFF,
- * or a surrogate pair of one beyond. Made from the u flag's own answer the first time it is needed (a few ms).
+ * What search.wholeWord counts as part of a word: a letter, a combining mark (the accent of an `é` written as `e`
+ * and U+0301, as macOS and some editors write it), a digit or `_`, of any script.
+ */
+export const WORD_CHARACTER = '[\\p{L}\\p{M}\\p{N}_]';
+
+/**
+ * WORD_CHARACTER for a pattern compiled without the u flag, where `\p`
+ * does not exist and a character beyond U+FFFF is two code units: a class of the word characters up to U+FFFF,
+ * or a surrogate pair of one beyond. Made from the u flag's own answer the first time it is needed (about 50 ms).
  */
 export function legacyWordCharacter(): string {
   if (legacyWord !== undefined) return legacyWord;
-  const isWord = /^[\p{L}\p{N}_]$/u;
+  const isWord = new RegExp(`^${WORD_CHARACTER}$`, 'u');
   const hex = (n: number) => `\\u${n.toString(16).toUpperCase().padStart(4, '0')}`;
   const ranges = (units: number[]): string => {
     let out = '';
@@ -104,8 +110,8 @@ export function legacyWordCharacter(): string {
   };
   const bmp: number[] = [];
   const lows = new Map<number, number[]>();
-  // Letters and digits end at plane 3 (planes 4 to 13 are unassigned, 14 to 16 hold none).
-  for (let cp = 0; cp < 0x40000; cp++) {
+  // Letters and digits end at plane 3, marks at plane 14 (its variation selectors); planes 15 and 16 hold none.
+  for (let cp = 0; cp < 0xf0000; cp++) {
     if (cp >= 0xd800 && cp <= 0xdfff) continue;
     const text = String.fromCodePoint(cp);
     if (!isWord.test(text)) continue;
@@ -172,7 +178,7 @@ function compileNew(q: SearchQuery): CompiledQuery {
   // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still
   // work, with a guard spelled without \p (which legacy syntax does not have).
   for (const flags of [`${base}u`, base]) {
-    const word = flags.includes('u') ? '[\\p{L}\\p{N}_]' : legacyWordCharacter();
+    const word = flags.includes('u') ? WORD_CHARACTER : legacyWordCharacter();
     const source = q.wholeWord ? `(?<!${word})(?:${pattern})(?!${word})` : pattern;
     try {
       new RegExp(source, flags);

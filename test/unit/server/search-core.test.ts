@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { compileQuery, legacyWordCharacter, ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+import { compileQuery, legacyWordCharacter, ScanSearch, WORD_CHARACTER, type SearchQuery } from '../../../src/core/workspace/search';
 
 /** A scan search over `files` written to a new temporary folder. */
 function scanSearchOver(files: Record<string, string>, prefix: string): { root: string; search: ScanSearch } {
@@ -100,9 +100,10 @@ describe('workspace search core: patterns that compile only without the u flag, 
     );
   });
 
-  it('the guard without the u flag calls exactly the letters, digits and _ of every plane word characters', () => {
+  it('the guard without the u flag calls exactly the letters, combining marks, digits and _ of every plane word characters', () => {
     const legacy = new RegExp(`^${legacyWordCharacter()}$`);
-    const unicode = /^[\p{L}\p{N}_]$/u;
+    const unicode = new RegExp(`^${WORD_CHARACTER}$`, 'u');
+    assert.equal(WORD_CHARACTER, '[\\p{L}\\p{M}\\p{N}_]');
     const differ: string[] = [];
     for (let cp = 0; cp < 0x110000; cp++) {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;

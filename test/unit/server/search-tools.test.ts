@@ -302,6 +302,25 @@ describe('MCP search_files with configured defaults', () => {
     }
   });
 
+  it('search.wholeWord counts combining marks as part of a word (an accent written after its letter)', async () => {
+    const h = await startServer({ config: { search: { wholeWord: true } } });
+    try {
+      // "café" and "résumé" as macOS and some editors write them: e + U+0301.
+      fs.writeFileSync(path.join(h.workspace, 'accents.md'), 'un cafe\u0301 noir\nle cafe ici\nre\u0301sume\u0301 du jour\nre: sume\n');
+      for (const regex of [false, true]) {
+        for (const query of ['cafe', 're', 'sume']) {
+          const found = await callOk<Outcome>(h.client, 'search_files', { query, regex });
+          assert.deepEqual(found.results.filter((i) => i.file === 'accents.md').map((i) => i.line), { cafe: [2], re: [4], sume: [4] }[query], `${query} ${regex}`);
+        }
+      }
+      // A regular expression valid only without Unicode mode takes the same guard.
+      const legacy = await callOk<Outcome>(h.client, 'search_files', { query: 'caf\\e', regex: true });
+      assert.deepEqual(legacy.results.filter((i) => i.file === 'accents.md').map((i) => i.line), [2]);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('answers a search whose matches exceed the 10 MB answer limit with the first results that fit, marked truncated', async function () {
     this.timeout(120_000);
     const h = await startServer({ config: { search: { maxResults: 100_000 } } });
