@@ -5,11 +5,19 @@ export interface Disposable {
   dispose(): void;
 }
 
+/**
+ * What changes whenever the file does: its change time too, which no program can set, since the modification
+ * time can be set back (`touch -d`, `rsync -t`, a sync tool keeping the original times) after an edit that kept
+ * the size.
+ */
 function signature(stat: fs.Stats | undefined): string {
-  return stat ? `${stat.mtimeMs}:${stat.size}:${stat.ino}` : 'missing';
+  return stat ? `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}` : 'missing';
 }
 
-/** Calls `onChange` when the file's size or modification time changes, including replacement by rename. */
+/**
+ * Calls `onChange` when the file changes: its size, modification or change time, or its inode (a replacement by
+ * rename).
+ */
 export function watchFileContent(absolute: string, onChange: () => void, intervalMs = 200): Disposable {
   // Stat polling survives atomic replace (new inode), which fs.watch on the file itself does not. The baseline is
   // taken now, before the caller answers, so that a change made right after subscribing is never missed.

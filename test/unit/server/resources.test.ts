@@ -235,6 +235,21 @@ describe('MCP resource subscriptions', () => {
     await h.client.unsubscribeResource({ uri });
   });
 
+  it('sends notifications/resources/updated for an edit that keeps the size and sets the modification time back', async () => {
+    const uri = 'notesapp://notes/sync-kept-times.md';
+    const file = path.join(h.workspace, 'sync-kept-times.md');
+    const then = new Date('2020-01-02T03:04:05Z');
+    fs.writeFileSync(file, 'Meeting on Monday\n');
+    fs.utimesSync(file, then, then);
+    await h.client.subscribeResource({ uri });
+    const updated = next<string>((resolve) => h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    // As a sync tool keeping the original times does: the same number of bytes, written in place, then the old time.
+    fs.writeFileSync(file, 'Meeting on Friday\n');
+    fs.utimesSync(file, then, then);
+    assert.equal(await updated, uri);
+    await h.client.unsubscribeResource({ uri });
+  });
+
   it('sends notifications/resources/list_changed when another program creates a note, and when a tool deletes one', async () => {
     const created = next<void>((resolve) => h.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve()));
     fs.writeFileSync(path.join(h.workspace, 'journal', 'external.md'), '# From elsewhere\n');
