@@ -632,8 +632,8 @@ export class WorkspaceIndex {
       const rel = folders[i];
       // Read again (and watched) already, or under a folder that was.
       if (this.watchers.has(rel)) continue;
-      this.watch(rel);
-      if (!unchanged(this.folderStat(rel), stats, i, checkedAt - racyMs)) this.dirty.add(rel);
+      // A folder that may not be read now is read again: walkFolder decides what that means.
+      if (this.watch(rel) === 'denied' || !unchanged(this.folderStat(rel), stats, i, checkedAt - racyMs)) this.dirty.add(rel);
       await breathe();
       // Unless a request waits for the watchers, a large reply being written (and read by the client) goes first.
       if (!this.watchWanted) await Promise.race([this.outputWritten(), this.watchWantedSignal]);
@@ -656,13 +656,16 @@ export class WorkspaceIndex {
 
   /** Watches one folder, then reads it (in that order, so nothing changed in between is missed). */
   private walkFolder(rel: string, files: string[], folders: string[]): void {
-    this.watch(rel);
+    const watched = this.watch(rel);
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(this.absolute(rel), { withFileTypes: true });
     } catch {
       return; // gone or unreadable: the crawl skips it too
     }
+    // Watching is refused for the reason reading is (no read permission), so this folder turned readable in
+    // between: it is read again (and watched) at the next check, which its parent's watcher asks for anyway.
+    if (watched === 'denied') this.dirty.add(rel);
     // Only listed folders are read, so a child is hidden exactly when its own name starts with a dot.
     for (const e of entries) {
       const child = rel ? `${rel}/${e.name}` : e.name;
@@ -672,8 +675,13 @@ export class WorkspaceIndex {
     }
   }
 
-  private watch(rel: string): void {
-    if (this.watchers.has(rel)) return;
+  /**
+   * Watches a folder, unless it is watched already. 'denied': it may not be read (chmod 000, another user's private
+   * folder), so nothing in it is listed either; its parent's watcher reports when its permissions change (and the
+   * workspace folder itself, which has no parent watched, makes the index untrusted instead).
+   */
+  private watch(rel: string): 'watched' | 'denied' | 'failed' {
+    if (this.watchers.has(rel)) return 'watched';
     try {
       const watchFolder = this.options.watchFolder ?? fs.watch;
       const watcher = watchFolder(this.absolute(rel), { persistent: false }, (_event, name) => {
@@ -690,10 +698,13 @@ export class WorkspaceIndex {
         this.dirty.add(rel);
       });
       this.watchers.set(rel, watcher);
+      return 'watched';
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
+      if (rel !== '' && (code === 'EACCES' || code === 'EPERM')) return 'denied';
       // A folder that vanished is simply gone; anything else (such as the watch limit) means changes can be missed.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') this.unreliable ??= `cannot watch ${rel || 'the workspace folder'}: ${(err as Error).message}`;
+      return 'failed';
     }
   }
 

@@ -1,5 +1,5 @@
 // When a folder cannot be watched (the operating system's watch limit, say), the index could miss changes there:
-// it says so, and search and listing read the disk instead.
+// it says so, and search and listing read the disk instead. A folder that may not be read is not such a folder.
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { IndexedSearch } from '../../../src/core/workspace/index-search';
 import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
+import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
 
 describe('workspace index with a folder it cannot watch', function () {
@@ -126,5 +127,79 @@ describe('workspace index after the operating system dropped watcher events', fu
     assert.equal(await index.fresh(), true);
     assert.deepEqual(index.listFiles(), ['lost-1.md', 'sub/lost-2.md']);
     assert.ok(logged.some((m) => /20 changes reported at once: the operating system may have dropped some/.test(m)), logged.join('\n'));
+  });
+});
+
+describe('workspace index and a folder made unreadable, then readable again', function () {
+  this.timeout(30_000);
+  let root: string;
+  let index: WorkspaceIndex;
+  let scan: ScanSearch;
+  let search: IndexedSearch;
+  let fallbacks = 0;
+  const logged: string[] = [];
+  /** While set, watching `private` fails as it does for a folder without read permission (root reads it anyway). */
+  let locked = false;
+  const options = { excludePatterns: [], showHiddenFiles: false };
+  const q: SearchQuery = { query: 'kyoto', regex: false, caseSensitive: true, wholeWord: false, maxResults: 100 };
+
+  before(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-unreadable-')));
+    for (const rel of ['open/one.md', 'private/two.md']) {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), `${rel} kyoto\n`);
+    }
+    index = new WorkspaceIndex({
+      root,
+      ...options,
+      fileExtension: '.md',
+      maxFileSize: 1e6,
+      maxFiles: 1000,
+      maxBytes: 1e8,
+      log: (_level, message) => logged.push(message),
+      watchFolder: (folder, watchOptions, listener) => {
+        if (locked && path.basename(folder) === 'private') throw Object.assign(new Error(`EACCES: permission denied, watch '${folder}'`), { code: 'EACCES' });
+        return fs.watch(folder, watchOptions, listener);
+      },
+    });
+    scan = new ScanSearch({ root, files: { ...options, searchExcludePatterns: [], fileExtension: '.md' }, maxFileSize: 1e6 });
+    search = new IndexedSearch(index, {
+      searchExcludePatterns: [],
+      fallback: async () => {
+        fallbacks++;
+        return scan;
+      },
+    });
+    await index.caching();
+  });
+
+  after(() => {
+    fs.chmodSync(path.join(root, 'private'), 0o755);
+    index.dispose();
+    scan.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  /** What the index answers matches a scan of the disk, and it answered from memory (no fallback to the disk). */
+  async function sameAsDisk(): Promise<void> {
+    assert.equal(await index.fresh(), true, logged.join('\n'));
+    assert.deepEqual(index.listFiles(), await listWorkspaceFiles(root, options));
+    const fromIndex = (await search.search(q)).results.map((r) => `${r.file}:${r.content}`);
+    assert.deepEqual(fromIndex, (await scan.search(q)).results.map((r) => `${r.file}:${r.content}`));
+    assert.equal(fallbacks, 0, 'answered by the index, not by reading the disk');
+  }
+
+  it('keeps answering from the index, and watches the folder again once it may be read', async () => {
+    await sameAsDisk();
+    locked = true;
+    fs.chmodSync(path.join(root, 'private'), 0o000);
+    await sameAsDisk();
+    locked = false;
+    fs.chmodSync(path.join(root, 'private'), 0o755);
+    await sameAsDisk();
+    // Watched again: a note another program adds there is listed and found.
+    fs.writeFileSync(path.join(root, 'private', 'three.md'), 'three kyoto\n');
+    await sameAsDisk();
+    assert.ok(index.listFiles().includes('private/three.md'));
   });
 });
