@@ -168,6 +168,11 @@ export class WorkspaceIndex {
    * place (`mv notes notes-old; mkdir notes`) is another inode, which the watchers of the old one never report on.
    */
   private rootId: string | undefined;
+  /**
+   * The workspace folder listed, held open: a folder removed and made again at once under the same name would
+   * otherwise often get the same inode number back (ext4 hands out the one just freed), and look like the same folder.
+   */
+  private rootFd: number | undefined;
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
@@ -471,6 +476,8 @@ export class WorkspaceIndex {
     this.markWatchWanted();
     for (const answered of this.answeredWaiters.splice(0)) answered();
     clearTimeout(this.applyTimer);
+    if (this.rootFd !== undefined) fs.close(this.rootFd, () => undefined);
+    this.rootFd = undefined;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.texts?.close();
@@ -504,7 +511,7 @@ export class WorkspaceIndex {
   private async crawl(): Promise<void> {
     const started = Date.now();
     // Noted before anything is listed or watched: a folder put in its place after this is listed again.
-    this.rootId = rootIdOf(this.rootStat());
+    this.rootId = this.holdRoot();
     if (await this.fromPrelisting(started)) return;
     const found: string[] = [];
     const queue = [''];
@@ -737,11 +744,38 @@ export class WorkspaceIndex {
    */
   private checkRoot(stat: fs.Stats | undefined): void {
     if (!this.crawled || this.disposed) return;
-    const id = rootIdOf(stat);
-    if (id === this.rootId) return;
-    this.rootId = id;
+    if (rootIdOf(stat) === this.rootId) return;
+    // The one listed next: held open, so that it cannot give its inode number to a folder made in its place later.
+    this.rootId = this.holdRoot();
+    const id = this.rootId;
     this.options.log?.('info', id === undefined ? 'index: the workspace folder is gone' : 'index: the workspace folder was replaced, so it is listed again');
     this.dirty.add('');
+  }
+
+  /**
+   * Opens the workspace folder (closing the one held before) and keeps it open until another is listed or the index
+   * is disposed; answers its identity (see rootIdOf), undefined when none is there. Where a folder cannot be opened
+   * (Windows), its stat tells it.
+   */
+  private holdRoot(): string | undefined {
+    if (this.rootFd !== undefined) fs.close(this.rootFd, () => undefined);
+    this.rootFd = undefined;
+    if (this.disposed) return undefined;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.options.root, fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0));
+      const id = rootIdOf(fs.fstatSync(fd));
+      if (id !== undefined) {
+        this.rootFd = fd;
+        fd = undefined;
+      }
+      return id;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : rootIdOf(this.rootStat());
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
   }
 
   /** The workspace folder's stat (following a link), or undefined when it cannot be read. */

@@ -123,6 +123,20 @@ describe('workspace index and a workspace folder replaced or removed', function 
     assert.deepEqual(await found('needle'), ['again.md:needle again', 'more.md:needle more']);
   });
 
+  it('lists and watches the folder removed and made again at once, under the same name', async () => {
+    assert.deepEqual(await found('needle'), ['old.md:needle old', 'sub/deep.md:needle deep']);
+    // Between two requests: ext4 gives the new folder the inode number the old one had, when nothing holds it.
+    fs.rmSync(root, { recursive: true });
+    fs.mkdirSync(path.join(root, 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'new.md'), 'needle new\n');
+    fs.writeFileSync(path.join(root, 'sub', 'other.md'), 'needle other\n');
+    assert.deepEqual(await listed(), ['new.md', 'sub/other.md']);
+    assert.deepEqual(await found('needle'), ['new.md:needle new', 'sub/other.md:needle other']);
+    fs.writeFileSync(path.join(root, 'later.md'), 'needle later\n');
+    assert.deepEqual(await listed(), ['later.md', 'new.md', 'sub/other.md']);
+    assert.deepEqual(await found('needle'), ['later.md:needle later', 'new.md:needle new', 'sub/other.md:needle other']);
+  });
+
   it('tells its listeners when the folder is replaced, without a request', async () => {
     let heard = 0;
     index.onFilesChanged(() => heard++);
