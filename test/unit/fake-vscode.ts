@@ -259,6 +259,43 @@ export const commands = {
   },
 };
 
+export enum ConfigurationTarget {
+  Global = 1,
+  Workspace = 2,
+  WorkspaceFolder = 3,
+}
+
+/**
+ * The open folder's settings (its `.vscode/settings.json`): plain keys, and language blocks such as `"[markdown]"`.
+ * `refuse` makes VS Code refuse a write (an unsaved settings file, a setting no extension registers) with its message.
+ */
+export const folderSettings = {
+  values: {} as Record<string, unknown>,
+  refuse: undefined as ((key: string) => string | undefined) | undefined,
+};
+
+type Settings = Record<string, unknown>;
+
+function getConfiguration(section?: string, scope?: { languageId?: string }) {
+  const full = (key: string) => (section ? `${section}.${key}` : key);
+  const block = scope?.languageId ? `[${scope.languageId}]` : undefined;
+  const inBlock = (key: string) => (block ? (folderSettings.values[block] as Settings | undefined)?.[full(key)] : undefined);
+  return {
+    get: <T>(key: string): T | undefined => (inBlock(key) ?? folderSettings.values[full(key)]) as T | undefined,
+    inspect: (key: string) => ({ key: full(key), workspaceValue: folderSettings.values[full(key)], workspaceLanguageValue: inBlock(key) }),
+    async update(key: string, value: unknown, target: ConfigurationTarget, overrideInLanguage?: boolean): Promise<void> {
+      await Promise.resolve();
+      if (target !== ConfigurationTarget.Workspace) throw new Error(`fake-vscode: only folder settings are modelled, not target ${target}`);
+      const refused = folderSettings.refuse?.(full(key));
+      if (refused) throw new Error(refused);
+      const into = overrideInLanguage && block ? ((folderSettings.values[block] ??= {}) as Settings) : folderSettings.values;
+      if (value === undefined) delete into[full(key)];
+      else into[full(key)] = structuredClone(value);
+      if (block && Object.keys((folderSettings.values[block] as Settings | undefined) ?? { x: 1 }).length === 0) delete folderSettings.values[block];
+    },
+  };
+}
+
 export const workspace = {
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
   /** The most specific open folder holding the URI, as VS Code answers it. */
@@ -286,7 +323,7 @@ export const workspace = {
     untitled += 1;
     return new FakeTextDocument(Uri.from({ scheme: 'untitled', path: `Untitled-${untitled}` }), options.content ?? '', { languageId: options.language });
   },
-  getConfiguration: () => ({ get: () => undefined }),
+  getConfiguration,
   onDidChangeWorkspaceFolders: () => new Disposable(() => undefined),
 };
 
@@ -318,6 +355,8 @@ export function resetFake(): void {
   registered.clear();
   window.answers.length = 0;
   workspace.workspaceFolders = undefined;
+  folderSettings.values = {};
+  folderSettings.refuse = undefined;
   window.activeTextEditor = undefined;
   window.visibleTextEditors = [];
 }

@@ -52,7 +52,11 @@ export class AppliedSettings {
     return Object.keys(this.record());
   }
 
-  /** Makes the folder's settings match `config`; keys that the config no longer asks for are taken back. */
+  /**
+   * Makes the folder's settings match `config`; keys that the config no longer asks for are taken back. A setting
+   * the user changed since it was applied stays theirs unless the config's value for it changed; `enable` (the
+   * "Apply" command, the first-run answer) applies every value again.
+   */
   apply(config: NotesConfig, { enable = false } = {}): Promise<void> {
     return this.queue.run(async () => {
       if (enable) await this.state.update(ENABLED_KEY, true);
@@ -73,14 +77,13 @@ export class AppliedSettings {
       for (const write of wanted) {
         const entryId = id(write.scope, write.key);
         const current = this.current(write.scope, write.key);
-        const oldOurs = record[entryId]?.value;
-        if (!record[entryId]) record[entryId] = { ...write, previous: current };
-        record[entryId].value = write.value;
-        record[entryId].join = write.join;
-        const target = joinSetting(write.join ?? 'replace', current, write.value, record[entryId].previous, oldOurs);
-        if (isDeepStrictEqual(current, target)) continue;
-        // A write that failed left the earlier value in place: nothing of ours to take back later.
-        if (!(await this.write(write.scope, write.key, target)) && isDeepStrictEqual(current, record[entryId].previous)) delete record[entryId];
+        const entry = record[entryId] ?? { ...write, previous: current };
+        // What we wrote last time tells a value the user changed since (theirs) from ours; `enable` writes over it.
+        const target = joinSetting(write.join ?? 'replace', current, write.value, entry.previous, record[entryId]?.value, { overUsers: enable });
+        // A write VS Code refused left the earlier value in place: the record keeps what is really there (ours of
+        // last time, or nothing of ours), so that removal still finds it and the next apply tries again.
+        if (!isDeepStrictEqual(current, target) && !(await this.write(write.scope, write.key, target))) continue;
+        record[entryId] = { ...entry, value: write.value, join: write.join };
       }
       await this.state.update(STATE_KEY, record);
     });

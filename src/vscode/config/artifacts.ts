@@ -196,7 +196,11 @@ The extension writes these settings, re-applied on every change of the file, onl
 (\`.vscode/settings.json\`): editor settings inside its \`"[markdown]"\` block, the rest as folder settings. In a
 multi-root workspace they go where VS Code keeps that workspace's settings, its \`.code-workspace\` file (one answer
 to the question below covers all its folders), and a folder's own \`.vscode/settings.json\` still wins inside that
-folder. Your user settings are never written. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
+folder. Your user settings are never written. A setting you change in the folder's settings after it was applied
+(a bigger \`[markdown]\` font, an exclude pattern set to \`false\`) stays yours: later changes of the file, and
+VS Code's next start, write over it only when the file's value for it changes; **"Notes: Apply Configuration to VS
+Code Settings"** applies every value again. A write VS Code refuses (a \`.vscode/settings.json\` with unsaved
+changes) is logged and tried again on the next change. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
 Settings"** puts the earlier values back (a value you changed since is yours and stays) and stops applying until
 **"Notes: Apply Configuration to VS Code Settings"**. With no folder open nothing is applied. The notes folder of the
 configuration (\`workspace.defaultPath\` or one of \`workspace.recentWorkspaces\`, among the open folders; letter case

@@ -28,23 +28,32 @@ const urlOf = (v: unknown) => (isObj(v) ? v.url : undefined);
 /**
  * The value to write so that the folder has ours joined with its own. `current` is the folder's value now,
  * `before` the folder's value before we first wrote, `oldOurs` what we joined last time (keys we no longer
- * want get the folder's earlier value back).
+ * want get the folder's earlier value back). A value (or, for `keys`, a key) that the user changed since we
+ * wrote it stays theirs while ours for it is the same as last time: only a change of ours is written over it,
+ * unless `overUsers` (the user asked for the configuration to be applied again).
  */
-export function joinSetting(join: SettingJoin, current: unknown, ours: unknown, before: unknown, oldOurs?: unknown): unknown {
+export function joinSetting(join: SettingJoin, current: unknown, ours: unknown, before: unknown, oldOurs?: unknown, { overUsers = false } = {}): unknown {
   if (join === 'keys' && isObj(ours)) {
-    const base: Obj = isObj(current) ? { ...current } : {};
-    for (const key of Object.keys(isObj(oldOurs) ? oldOurs : {})) {
-      if (key in ours) continue;
-      if (isObj(before) && key in before) base[key] = before[key];
-      else delete base[key];
+    const old = isObj(oldOurs) ? oldOurs : undefined;
+    const out: Obj = isObj(current) ? { ...current } : {};
+    const usersNow = (key: string) => !overUsers && old !== undefined && key in old && !isDeepStrictEqual(out[key], old[key]);
+    for (const key of Object.keys(old ?? {})) {
+      if (key in ours || usersNow(key)) continue;
+      if (isObj(before) && key in before) out[key] = before[key];
+      else delete out[key];
     }
-    return { ...base, ...ours };
+    for (const [key, value] of Object.entries(ours)) {
+      if (usersNow(key) && isDeepStrictEqual(old?.[key], value)) continue;
+      out[key] = value;
+    }
+    return out;
   }
   if (join === 'url' && Array.isArray(ours)) {
     // Ours of last time go too: after an update of the extension its schema's url (which holds the version) changed.
     const urls = new Set([...ours, ...(Array.isArray(oldOurs) ? oldOurs : [])].map(urlOf));
     return [...(Array.isArray(current) ? current.filter((e) => !urls.has(urlOf(e))) : []), ...ours];
   }
+  if (!overUsers && oldOurs !== undefined && isDeepStrictEqual(ours, oldOurs) && !isDeepStrictEqual(current, oldOurs)) return current;
   return ours;
 }
 

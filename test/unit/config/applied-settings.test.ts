@@ -1,0 +1,105 @@
+// The mapped VS Code settings as the open folder holds them: applied, re-applied on each change of the file, taken back.
+import * as assert from 'node:assert/strict';
+import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
+import { AppliedSettings } from '../../../src/vscode/config/applied-settings';
+import { fakeLog, folderSettings, resetFake, Uri, workspace } from '../fake-vscode';
+
+/** workspaceState as VS Code keeps it: values go through JSON. */
+class Memento {
+  private readonly values = new Map<string, string>();
+  keys(): string[] {
+    return [...this.values.keys()];
+  }
+  get<T>(key: string, fallback?: T): T | undefined {
+    const v = this.values.get(key);
+    return v === undefined ? fallback : (JSON.parse(v) as T);
+  }
+  async update(key: string, value: unknown): Promise<void> {
+    if (value === undefined) this.values.delete(key);
+    else this.values.set(key, JSON.stringify(value));
+  }
+}
+
+function config(patch: (c: NotesConfig) => void = () => undefined): NotesConfig {
+  const c = defaultConfig();
+  patch(c);
+  return c;
+}
+
+const markdown = () => (folderSettings.values['[markdown]'] ?? {}) as Record<string, unknown>;
+
+describe('applied VS Code settings in the open folder', () => {
+  let log: ReturnType<typeof fakeLog>;
+  let applied: AppliedSettings;
+
+  beforeEach(() => {
+    resetFake();
+    workspace.workspaceFolders = [{ uri: Uri.file('/notes'), name: 'notes', index: 0 }];
+    log = fakeLog();
+    applied = new AppliedSettings(new Memento() as never, log as never);
+  });
+
+  afterEach(() => resetFake());
+
+  it('a setting changed by hand after it was applied stays when another field of the file changes; a change of its own field applies', async () => {
+    await applied.apply(config((c) => ((c.editor.fontSize = 14), (c.files.excludePatterns = ['drafts/**']))), { enable: true });
+    assert.equal(markdown()['editor.fontSize'], 14);
+    assert.equal((folderSettings.values['files.exclude'] as Record<string, boolean>)['drafts/**'], true);
+
+    // The user edits .vscode/settings.json: a bigger font for notes, and drafts shown after all.
+    (folderSettings.values['[markdown]'] as Record<string, unknown>)['editor.fontSize'] = 20;
+    (folderSettings.values['files.exclude'] as Record<string, boolean>)['drafts/**'] = false;
+
+    // Then changes the theme in config.json.
+    await applied.apply(config((c) => ((c.editor.fontSize = 14), (c.files.excludePatterns = ['drafts/**']), (c.theme = 'dark'))));
+    assert.equal(folderSettings.values['workbench.colorTheme'], 'Default Dark Modern');
+    assert.equal(markdown()['editor.fontSize'], 20, 'the font size set by hand stays');
+    assert.equal((folderSettings.values['files.exclude'] as Record<string, boolean>)['drafts/**'], false, 'the pattern switched off by hand stays off');
+
+    // A change of editor.fontSize itself in the file is applied.
+    await applied.apply(config((c) => ((c.editor.fontSize = 18), (c.files.excludePatterns = ['drafts/**']), (c.theme = 'dark'))));
+    assert.equal(markdown()['editor.fontSize'], 18);
+
+    // Removal takes back what is ours and leaves what the user set.
+    await applied.remove();
+    assert.equal(markdown()['editor.fontSize'], undefined);
+    assert.equal(folderSettings.values['workbench.colorTheme'], undefined);
+    assert.deepEqual(folderSettings.values['files.exclude'], { 'drafts/**': false });
+  });
+
+  it('"Apply Configuration to VS Code Settings" (enable) applies every field again, over values set by hand', async () => {
+    await applied.apply(config((c) => (c.editor.fontSize = 14)), { enable: true });
+    (folderSettings.values['[markdown]'] as Record<string, unknown>)['editor.fontSize'] = 20;
+    await applied.apply(config((c) => (c.editor.fontSize = 14)), { enable: true });
+    assert.equal(markdown()['editor.fontSize'], 14);
+  });
+
+  it('a write VS Code refuses is tried again on the next change and leaves nothing behind after removal', async () => {
+    await applied.apply(config((c) => (c.editor.fontSize = 14)), { enable: true });
+    folderSettings.refuse = (key) => (key === 'editor.fontSize' ? 'Unable to write into workspace settings because the file has unsaved changes.' : undefined);
+    await applied.apply(config((c) => (c.editor.fontSize = 16)));
+    assert.equal(markdown()['editor.fontSize'], 14);
+    assert.ok(log.lines.some((l) => /warn Could not write \[markdown\] editor\.fontSize/.test(l)));
+    folderSettings.refuse = undefined;
+
+    await applied.remove();
+    assert.equal(markdown()['editor.fontSize'], undefined, 'the value written before the refused write is taken back');
+
+    await applied.apply(config((c) => (c.editor.fontSize = 14)), { enable: true });
+    folderSettings.refuse = (key) => (key === 'editor.fontSize' ? 'refused' : undefined);
+    await applied.apply(config((c) => (c.editor.fontSize = 16)));
+    folderSettings.refuse = undefined;
+    await applied.apply(config((c) => ((c.editor.fontSize = 16), (c.theme = 'dark'))));
+    assert.equal(markdown()['editor.fontSize'], 16, 'the next change of the file applies the size the refused write was for');
+  });
+
+  it('a setting that was never there before is gone after removal, and one the folder had is put back', async () => {
+    folderSettings.values['[markdown]'] = { 'editor.fontSize': 12 };
+    folderSettings.values['search.exclude'] = { 'build/**': true };
+    await applied.apply(config((c) => ((c.editor.fontSize = 19), (c.search.excludePatterns = ['archive/**']))), { enable: true });
+    assert.equal(markdown()['editor.fontSize'], 19);
+    assert.deepEqual(folderSettings.values['search.exclude'], { 'build/**': true, 'archive/**': true });
+    await applied.remove();
+    assert.deepEqual(folderSettings.values, { '[markdown]': { 'editor.fontSize': 12 }, 'search.exclude': { 'build/**': true } });
+  });
+});
