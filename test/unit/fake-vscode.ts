@@ -36,6 +36,9 @@ export class Uri {
   static from(parts: { scheme: string; path: string }): Uri {
     return new Uri(parts.scheme, parts.path);
   }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, path.join(base.fsPath, ...parts));
+  }
   get path(): string {
     return this.fsPath;
   }
@@ -272,6 +275,10 @@ export enum ConfigurationTarget {
 export const folderSettings = {
   values: {} as Record<string, unknown>,
   refuse: undefined as ((key: string) => string | undefined) | undefined,
+  /** Every write, in order (`language` for a write into a language block). */
+  writes: [] as { key: string; value: unknown; language?: string }[],
+  /** Fires after each write. */
+  changed: new EventEmitter<void>(),
 };
 
 type Settings = Record<string, unknown>;
@@ -292,6 +299,8 @@ function getConfiguration(section?: string, scope?: { languageId?: string }) {
       if (value === undefined) delete into[full(key)];
       else into[full(key)] = structuredClone(value);
       if (block && Object.keys((folderSettings.values[block] as Settings | undefined) ?? { x: 1 }).length === 0) delete folderSettings.values[block];
+      folderSettings.writes.push({ key: full(key), value, language: overrideInLanguage ? scope?.languageId : undefined });
+      folderSettings.changed.fire();
     },
   };
 }
@@ -357,6 +366,7 @@ export function resetFake(): void {
   workspace.workspaceFolders = undefined;
   folderSettings.values = {};
   folderSettings.refuse = undefined;
+  folderSettings.writes = [];
   window.activeTextEditor = undefined;
   window.visibleTextEditors = [];
 }

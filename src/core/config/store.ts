@@ -25,6 +25,11 @@ export interface ConfigReport {
   /** Backup of the file as it was before migration or recovery, when one was needed. */
   backupPath?: string;
   migrated: boolean;
+  /**
+   * Why nothing of the file could be read (not JSON, or the file cannot be read): the configuration is then the
+   * defaults standing in for a file whose settings are unknown, not what the file says.
+   */
+  unusable?: string;
 }
 
 export interface ConfigStoreOptions {
@@ -38,7 +43,7 @@ export interface ConfigStoreOptions {
   onInvalid?: (report: ConfigReport) => void;
 }
 
-export type ConfigListener = (newConfig: NotesConfig, oldConfig: NotesConfig) => void;
+export type ConfigListener = (newConfig: NotesConfig, oldConfig: NotesConfig, read: Pick<ConfigReport, 'unusable'>) => void;
 
 /** How often a watched config file's status is checked, besides the watch of its folder. */
 const CONFIG_POLL_MS = 1000;
@@ -108,7 +113,7 @@ export class ConfigStore {
 
   private async inspectNow(migrate: boolean): Promise<{ config: NotesConfig } & ConfigReport> {
     let load = loadConfigFile(this.file);
-    const report: ConfigReport = { file: this.file, problems: load.problems, migrated: load.migrated };
+    const report: ConfigReport = { file: this.file, problems: load.problems, migrated: load.migrated, unusable: load.readError ?? load.syntaxError };
     if (load.problems.length === 0) this.invalidSeen = undefined;
     if (load.readError) {
       // A file that exists but cannot be read: its settings are unknown, so nothing is backed up or written.
@@ -148,7 +153,7 @@ export class ConfigStore {
         this.logger.info(`Configuration ${this.file} migrated to the current version (original kept in ${backup.path}): ${fresh.migrationNotes.join('; ')}`);
         return fresh;
       });
-      Object.assign(report, { problems: load.problems, migrated: load.migrated });
+      Object.assign(report, { problems: load.problems, migrated: load.migrated, unusable: load.readError ?? load.syntaxError });
     }
     return { config: load.config, ...report };
   }
@@ -283,9 +288,9 @@ export class ConfigStore {
       if (stopped) return;
       clearTimeout(timer);
       timer = setTimeout(() => {
-        this.readConfig().then(
-          (config) => {
-            if (!stopped) this.notify(entry, config);
+        this.inspect().then(
+          ({ config, unusable }) => {
+            if (!stopped) this.notify(entry, config, { unusable });
           },
           (err) => this.logger.error(`Reading ${this.file} after a change failed: ${(err as Error).message}`),
         );
@@ -337,12 +342,12 @@ export class ConfigStore {
     };
   }
 
-  private notify(entry: { last: NotesConfig; cb: ConfigListener }, config: NotesConfig): void {
+  private notify(entry: { last: NotesConfig; cb: ConfigListener }, config: NotesConfig, read: Pick<ConfigReport, 'unusable'> = {}): void {
     if (sameConfig(entry.last, config)) return;
     const old = entry.last;
     entry.last = config;
     try {
-      entry.cb(config, old);
+      entry.cb(config, old, read);
     } catch (err) {
       this.logger.error(`A configuration listener failed: ${(err as Error).message}`);
     }

@@ -150,7 +150,9 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
   Configuration** and **Reset to Defaults**. While it stays invalid (saving half-typed values one after another) each new
   content is only logged: no more backups, no more notices, until it has been valid again. Of each kind of backup
   (\`invalid\`, \`pre-migration\`, \`pre-reset\`) the newest ${MAX_BACKUPS_PER_KIND} are kept. The file itself is left as it
-  is for you to fix; an update changes only the fields it names (see above).
+  is for you to fix; an update changes only the fields it names (see above). While the file is not JSON at all or
+  cannot be read, the VS Code settings applied from it stay as they were (its defaults in memory are not applied,
+  and "Notes: Apply Configuration to VS Code Settings" refuses, saying why); they follow the file again once it reads.
 - **Partially invalid file**: only what is invalid falls back to its default; everything valid is kept. An out-of-range
   \`editor.fontSize\` gives \`16\` while the rest of \`editor\` stays; an unknown key (a typo such as \`fontsize\`) is ignored and
   reported, and so is a plugin or plugin setting named \`__proto__\`; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that

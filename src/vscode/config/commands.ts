@@ -67,7 +67,13 @@ export function registerConfigCommands(context: vscode.ExtensionContext, store: 
           void vscode.window.showWarningMessage('Open a folder first: the notes configuration is applied to the open folder\'s settings, never to your user settings.');
           return [];
         }
-        await applied.apply(await store.readConfig(), { enable: true });
+        const { config, unusable } = await store.inspect();
+        if (unusable !== undefined) {
+          // Its defaults in memory would be written over every applied setting.
+          void vscode.window.showErrorMessage(`The notes configuration cannot be applied: ${store.file} cannot be used (${unusable}). Fix it ("Notes: Open Configuration") and apply again.`);
+          return [];
+        }
+        await applied.apply(config, { enable: true });
         return applied.appliedKeys();
       }),
     ),

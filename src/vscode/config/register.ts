@@ -1,6 +1,7 @@
 // Wires the configuration feature: store, invalid-file notice, VS Code settings mapping, commands.
 import * as vscode from 'vscode';
 import { configFilePath } from '../../core/config/paths';
+import type { NotesConfig } from '../../core/config/schema';
 import { ConfigStore } from '../../core/config/store';
 import { AppliedSettings } from './applied-settings';
 import { registerConfigCommands } from './commands';
@@ -32,11 +33,22 @@ export function registerConfiguration(context: vscode.ExtensionContext, log: vsc
   });
   const applied = new AppliedSettings(context.workspaceState, log, schemaAssociation(context.extensionUri, store.file));
   registerConfigCommands(context, store, applied, log);
-  const stop = store.watchConfig((config) => void applied.apply(config));
+  // A file that is not JSON (a comma missing in a save while it is being edited) or cannot be read gives the
+  // defaults in memory; applying those would switch the theme, fonts and exclude patterns back to the defaults
+  // until the file is fixed. The settings applied last stay instead.
+  const applyRead = (config: NotesConfig, unusable: string | undefined): Promise<void> => {
+    if (unusable === undefined) return applied.apply(config);
+    if (applied.enabled) log.info(`The VS Code settings applied from the configuration are kept as they are: ${store.file} cannot be used (${unusable})`);
+    return Promise.resolve();
+  };
+  const stop = store.watchConfig((config, _old, { unusable }) => void applyRead(config, unusable));
   context.subscriptions.push({ dispose: stop });
   // Start-up is where an older file is migrated on disk; the watcher below never writes the file.
-  const ready = store.readConfig({ migrate: true }).then(
-    (config) => (applied.enabled === undefined ? firstTimeInFolder(applied, config, () => store.readConfig(), log) : applied.apply(config)),
+  const ready = store.inspect({ migrate: true }).then(
+    ({ config, unusable }) =>
+      applied.enabled === undefined && unusable === undefined
+        ? firstTimeInFolder(applied, config, () => store.readConfig(), log)
+        : applyRead(config, unusable),
     (err) => log.error(`Reading the configuration failed: ${(err as Error).message}`),
   );
   return { store, applied, ready };

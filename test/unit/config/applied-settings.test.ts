@@ -1,8 +1,12 @@
 // The mapped VS Code settings as the open folder holds them: applied, re-applied on each change of the file, taken back.
 import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
 import { AppliedSettings } from '../../../src/vscode/config/applied-settings';
-import { fakeLog, folderSettings, resetFake, Uri, workspace } from '../fake-vscode';
+import { registerConfiguration } from '../../../src/vscode/config/register';
+import { commands, fakeLog, folderSettings, resetFake, Uri, window, workspace } from '../fake-vscode';
+import { tempConfigDir } from './helpers';
 
 /** workspaceState as VS Code keeps it: values go through JSON. */
 class Memento {
@@ -101,5 +105,74 @@ describe('applied VS Code settings in the open folder', () => {
     assert.deepEqual(folderSettings.values['search.exclude'], { 'build/**': true, 'archive/**': true });
     await applied.remove();
     assert.deepEqual(folderSettings.values, { '[markdown]': { 'editor.fontSize': 12 }, 'search.exclude': { 'build/**': true } });
+  });
+});
+
+describe('the configuration file while it is being edited', () => {
+  let tmp: ReturnType<typeof tempConfigDir>;
+  let subscriptions: { dispose(): void }[];
+  const originalError = window.showErrorMessage;
+
+  beforeEach(() => {
+    resetFake();
+    tmp = tempConfigDir();
+    const notes = path.join(tmp.dir, 'notes');
+    fs.mkdirSync(notes);
+    workspace.workspaceFolders = [{ uri: Uri.file(notes), name: 'notes', index: 0 }];
+    process.env.NOTESAPP_CONFIG_PATH = tmp.file;
+    subscriptions = [];
+  });
+
+  afterEach(() => {
+    for (const s of subscriptions) s.dispose();
+    window.showErrorMessage = originalError;
+    delete process.env.NOTESAPP_CONFIG_PATH;
+    resetFake();
+    tmp.cleanup();
+  });
+
+  const fontSize = () => (folderSettings.values['[markdown]'] as Record<string, unknown> | undefined)?.['editor.fontSize'];
+
+  /** Resolves once the folder's [markdown] editor.fontSize is `size`. */
+  const fontSizeBecomes = (size: number) =>
+    new Promise<void>((resolve) => {
+      if (fontSize() === size) return resolve();
+      const sub = folderSettings.changed.event(() => {
+        if (fontSize() !== size) return;
+        sub.dispose();
+        resolve();
+      });
+    });
+
+  it('a save that is not JSON (a comma missing) keeps the applied theme and fonts instead of applying the defaults', async () => {
+    const notes = workspace.workspaceFolders![0].uri.fsPath;
+    const text = (fontSize: number, comma = ',') =>
+      `{\n  "theme": "dark"${comma}\n  "editor": { "fontSize": ${fontSize} },\n  "workspace": { "defaultPath": ${JSON.stringify(notes)} }\n}\n`;
+    fs.writeFileSync(tmp.file, text(20));
+    const context = { subscriptions, workspaceState: new Memento(), extensionUri: Uri.file('/ext') };
+    const feature = registerConfiguration(context as never, fakeLog() as never);
+    await feature.ready;
+    assert.equal(folderSettings.values['workbench.colorTheme'], 'Default Dark Modern');
+    assert.equal(fontSize(), 20);
+
+    const noticed = new Promise<void>((resolve) => {
+      window.showErrorMessage = async (message: string) => {
+        if (/configuration is invalid/.test(message)) resolve();
+        return undefined;
+      };
+    });
+    folderSettings.writes = [];
+    fs.writeFileSync(tmp.file, text(20, ''));
+    await noticed;
+    // Applying by hand meanwhile is refused with the reason, rather than writing the defaults.
+    const errors: string[] = [];
+    window.showErrorMessage = async (message: string) => (errors.push(message), undefined);
+    assert.deepEqual(await commands.executeCommand('notesapp.applySettings'), []);
+    assert.match(errors.join('\n'), /cannot be applied: .*config\.json cannot be used \(.*\)\. Fix it/);
+    // Fixed, with another size: applied once the file is JSON again.
+    fs.writeFileSync(tmp.file, text(22));
+    await fontSizeBecomes(22);
+    assert.deepEqual(folderSettings.writes, [{ key: 'editor.fontSize', value: 22, language: 'markdown' }], 'nothing else was written meanwhile');
+    assert.equal(folderSettings.values['workbench.colorTheme'], 'Default Dark Modern');
   });
 });
