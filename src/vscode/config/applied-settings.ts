@@ -69,10 +69,8 @@ export class AppliedSettings {
       const wanted = [...vscodeSettingsFor(config), ...this.extra()];
       const wantedIds = new Set(wanted.map((w) => id(w.scope, w.key)));
       for (const [entryId, entry] of Object.entries(record)) {
-        if (!wantedIds.has(entryId)) {
-          await this.restore(entry);
-          delete record[entryId];
-        }
+        // A removal VS Code refused stays on record, to be tried again next time.
+        if (!wantedIds.has(entryId) && (await this.restore(entry)) !== 'failed') delete record[entryId];
       }
       for (const write of wanted) {
         const entryId = id(write.scope, write.key);
@@ -91,15 +89,19 @@ export class AppliedSettings {
 
   /**
    * Takes back every setting we wrote (restoring the folder's earlier value) and stops applying until
-   * `apply(config, { enable: true })`. A setting the user has changed since is theirs and stays.
+   * `apply(config, { enable: true })`. A setting the user has changed since is theirs and stays. A setting whose
+   * write VS Code refused stays on record (`appliedKeys()`), for the next removal to take back.
    */
   remove(): Promise<string[]> {
     return this.queue.run(async () => {
       const removed: string[] = [];
-      for (const [entryId, entry] of Object.entries(this.record())) {
-        if (await this.restore(entry)) removed.push(entryId);
+      const record = this.record();
+      for (const [entryId, entry] of Object.entries(record)) {
+        const outcome = await this.restore(entry);
+        if (outcome === 'restored') removed.push(entryId);
+        if (outcome !== 'failed') delete record[entryId];
       }
-      await this.state.update(STATE_KEY, {});
+      await this.state.update(STATE_KEY, record);
       await this.state.update(ENABLED_KEY, false);
       return removed;
     });
@@ -109,15 +111,16 @@ export class AppliedSettings {
     return structuredClone(this.state.get<Record<string, AppliedEntry>>(STATE_KEY, {}));
   }
 
-  private async restore(entry: AppliedEntry): Promise<boolean> {
+  /** Puts the folder's earlier value back: `theirs` when the user changed it since (it stays), `failed` when VS Code refused. */
+  private async restore(entry: AppliedEntry): Promise<'restored' | 'theirs' | 'failed'> {
     const current = this.current(entry.scope, entry.key);
     const restored = unjoinSetting(entry.join ?? 'replace', current, entry.value, entry.previous);
     if (restored === 'unchanged') {
       this.log.info(`Leaving ${entry.key} (${entry.scope}) alone: it was changed after it was applied`);
-      return false;
+      return 'theirs';
     }
-    if (isDeepStrictEqual(current, restored.value)) return true;
-    return this.write(entry.scope, entry.key, restored.value);
+    if (isDeepStrictEqual(current, restored.value)) return 'restored';
+    return (await this.write(entry.scope, entry.key, restored.value)) ? 'restored' : 'failed';
   }
 
   private current(scope: SettingScope, key: string): unknown {

@@ -203,7 +203,9 @@ folder. Your user settings are never written. A setting you change in the folder
 VS Code's next start, write over it only when the file's value for it changes; **"Notes: Apply Configuration to VS
 Code Settings"** applies every value again. A write VS Code refuses (a \`.vscode/settings.json\` with unsaved
 changes) is logged and tried again on the next change. It records what it wrote and what was there before; **"Notes: Remove Applied VS Code
-Settings"** puts the earlier values back (a value you changed since is yours and stays) and stops applying until
+Settings"** puts the earlier values back (a value you changed since is yours and stays; one VS Code refuses to change,
+as in a \`.vscode/settings.json\` with unsaved changes, stays on record: the command names it, and running it again
+takes it back) and stops applying until
 **"Notes: Apply Configuration to VS Code Settings"**. With no folder open nothing is applied. The notes folder of the
 configuration (\`workspace.defaultPath\` or one of \`workspace.recentWorkspaces\`, among the open folders; letter case
 ignored on Windows and macOS) is applied at once; any other folder is

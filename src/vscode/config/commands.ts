@@ -53,9 +53,16 @@ export function registerConfigCommands(context: vscode.ExtensionContext, store: 
       'notesapp.removeAppliedSettings',
       run('Remove Applied VS Code Settings', async () => {
         const removed = await applied.remove();
-        void vscode.window.showInformationMessage(
-          `Removed ${removed.length} VS Code setting(s) applied from the notes configuration. Run "Notes: Apply Configuration to VS Code Settings" to apply them again.`,
-        );
+        const left = applied.appliedKeys();
+        if (left.length) {
+          void vscode.window.showWarningMessage(
+            `Removed ${removed.length} VS Code setting(s) applied from the notes configuration; VS Code refused to change ${left.length} (${left.join(', ')}), see the Notes log. Save or close the settings file and run "Notes: Remove Applied VS Code Settings" again.`,
+          );
+        } else {
+          void vscode.window.showInformationMessage(
+            `Removed ${removed.length} VS Code setting(s) applied from the notes configuration. Run "Notes: Apply Configuration to VS Code Settings" to apply them again.`,
+          );
+        }
         return removed;
       }),
     ),

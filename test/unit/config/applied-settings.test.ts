@@ -4,8 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { defaultConfig, type NotesConfig } from '../../../src/core/config/schema';
 import { AppliedSettings } from '../../../src/vscode/config/applied-settings';
+import { registerConfigCommands } from '../../../src/vscode/config/commands';
 import { registerConfiguration } from '../../../src/vscode/config/register';
-import { commands, fakeLog, folderSettings, resetFake, Uri, window, workspace } from '../fake-vscode';
+import { ConfigStore } from '../../../src/core/config/store';
+import { commands, fakeLog, folderSettings, resetFake, shown, Uri, window, workspace } from '../fake-vscode';
 import { tempConfigDir } from './helpers';
 
 /** workspaceState as VS Code keeps it: values go through JSON. */
@@ -95,6 +97,38 @@ describe('applied VS Code settings in the open folder', () => {
     folderSettings.refuse = undefined;
     await applied.apply(config((c) => ((c.editor.fontSize = 16), (c.theme = 'dark'))));
     assert.equal(markdown()['editor.fontSize'], 16, 'the next change of the file applies the size the refused write was for');
+  });
+
+  it('a removal VS Code refuses (unsaved settings file) is kept on record and done by the next "Remove Applied VS Code Settings"', async () => {
+    await applied.apply(config((c) => ((c.editor.fontSize = 19), (c.theme = 'dark'))), { enable: true });
+    const tmp = tempConfigDir();
+    try {
+      registerConfigCommands({ subscriptions: [] } as never, new ConfigStore({ file: tmp.file }), applied, log as never);
+      folderSettings.refuse = () => 'Unable to write into workspace settings because the file has unsaved changes.';
+      await commands.executeCommand('notesapp.removeAppliedSettings');
+      assert.equal(markdown()['editor.fontSize'], 19);
+      assert.ok(applied.appliedKeys().includes('markdown:editor.fontSize'), 'still on record as ours');
+      const warning = shown.find((m) => m.kind === 'warning');
+      assert.match(warning?.message ?? '', /refused to change \d+ \(.*markdown:editor\.fontSize.*\).*run "Notes: Remove Applied VS Code Settings" again/);
+      folderSettings.refuse = undefined;
+      const removed = (await commands.executeCommand('notesapp.removeAppliedSettings')) as string[];
+      assert.ok(removed.includes('markdown:editor.fontSize'));
+      assert.deepEqual(folderSettings.values, {}, 'nothing of ours is left');
+      assert.equal(shown.at(-1)?.kind, 'info');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('a setting the file no longer asks for whose removal VS Code refused is taken back on the next change', async () => {
+    await applied.apply(config((c) => (c.theme = 'dark')), { enable: true });
+    folderSettings.refuse = (key) => (key === 'workbench.colorTheme' ? 'refused' : undefined);
+    await applied.apply(config((c) => (c.theme = 'system')));
+    assert.equal(folderSettings.values['workbench.colorTheme'], 'Default Dark Modern');
+    folderSettings.refuse = undefined;
+    await applied.apply(config((c) => ((c.theme = 'system'), (c.editor.fontSize = 18))));
+    assert.equal(folderSettings.values['workbench.colorTheme'], undefined);
+    assert.equal(folderSettings.values['window.autoDetectColorScheme'], true);
   });
 
   it('a setting that was never there before is gone after removal, and one the folder had is put back', async () => {
