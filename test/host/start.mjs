@@ -2,6 +2,7 @@
 // when it is on PATH, otherwise the browser-hosted VS Code server on 127.0.0.1 (prints the URL to open).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { codeServerArgs } from './browser-runner.mjs';
 import { ensureRuntime } from './runtime.mjs';
@@ -11,6 +12,51 @@ const demoSource = path.join(repoRoot, 'media', 'demo-notes');
 // A working copy, so that playing with the demo never changes the repository's demo notes.
 const demo = path.join(repoRoot, '.demo-workspace');
 
+function onPath(cmd) {
+  const r = spawnSync(process.platform === 'win32' ? 'where' : 'which', [cmd], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() !== '';
+}
+
+function fail(message) {
+  console.error(`[start] ${message}`);
+  process.exit(1);
+}
+
+/** Resolves true when nothing listens on 127.0.0.1:port, false when something does. */
+function portFree(port) {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err) => (err.code === 'EADDRINUSE' ? resolve(false) : reject(err)));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+const desktop = onPath('code') && !process.argv.includes('--browser');
+let port;
+let runtime;
+// The browser-hosted server's prerequisites are checked before anything is built or copied, so that a taken port
+// or a runtime that cannot be installed is reported at once, without a stack trace.
+if (!desktop) {
+  const raw = process.env.PORT || '8080';
+  port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) fail(`PORT must be a port number from 1 to 65535, got "${raw}".`);
+  if (!(await portFree(port))) {
+    const other = port === 65535 ? 8081 : port + 1;
+    fail(
+      `port ${port} on 127.0.0.1 is already in use, perhaps by another \`npm start\` (Ctrl+C in its terminal stops it).\n` +
+        `[start] To use another port: PORT=${other} npm start`,
+    );
+  }
+  try {
+    runtime = ensureRuntime();
+  } catch (err) {
+    fail(
+      `${err.message}\n` +
+        "[start] With desktop VS Code's `code` command on PATH, npm start opens the demo notes there instead and needs no runtime.",
+    );
+  }
+}
+
 const build = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: repoRoot, stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
 if (!fs.existsSync(demo) || process.argv.includes('--fresh')) {
@@ -19,19 +65,12 @@ if (!fs.existsSync(demo) || process.argv.includes('--fresh')) {
   console.log(`[start] demo notes copied to ${path.relative(repoRoot, demo)}/ (npm start -- --fresh resets it)`);
 }
 
-function onPath(cmd) {
-  const r = spawnSync(process.platform === 'win32' ? 'where' : 'which', [cmd], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.trim() !== '';
-}
-
-if (onPath('code') && !process.argv.includes('--browser')) {
+if (desktop) {
   console.log('[start] opening the demo notes in desktop VS Code');
   const r = spawnSync('code', ['--new-window', `--extensionDevelopmentPath=${repoRoot}`, demo], { stdio: 'inherit', shell: process.platform === 'win32' });
   process.exit(r.status ?? 0);
 }
 
-const runtime = ensureRuntime();
-const port = Number(process.env.PORT || 8080);
 const dataDir = path.join(repoRoot, '.demo-workspace-vscode');
 const args = codeServerArgs(runtime, port, {
   userData: path.join(dataDir, 'user-data'),
@@ -48,7 +87,9 @@ const child = spawn(runtime.nodeBin, args, {
 child.stdout.on('data', (d) => {
   process.stdout.write(d);
   if (d.toString().includes('HTTP server listening')) {
-    console.log(`\n[start] VS Code with the notes extension is ready. Open this URL in a browser:\n\n  ${url}\n\n[start] Ctrl+C stops it.`);
+    console.log(
+      `\n[start] VS Code with the notes extension is ready. Open this URL in a browser (the bare http://127.0.0.1:${port}/ opens VS Code without the extension):\n\n  ${url}\n\n[start] Ctrl+C stops it.`,
+    );
   }
 });
 const stop = () => child.kill('SIGTERM');
