@@ -95,4 +95,10 @@ child.stdout.on('data', (d) => {
 const stop = () => child.kill('SIGTERM');
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+// npm runs this through a shell that does not pass on a SIGTERM sent to npm itself (`kill <npm>`, `timeout npm
+// start`): when the process that started this one is gone, VS Code is stopped too instead of keeping the port.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop();
+}, 1000).unref();
 child.on('exit', (code) => process.exit(code ?? 0));
