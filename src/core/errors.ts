@@ -9,6 +9,7 @@ export type NotesErrorCode =
   | 'NOT_A_FILE'
   | 'NO_EDITOR'
   | 'CONFIG_INVALID'
+  | 'FILE_SYSTEM'
   | 'INTERNAL';
 
 export class NotesError extends Error {

@@ -145,6 +145,48 @@ async function writeTemp(dir: string, content: string, kept: Kept | undefined): 
   return temp;
 }
 
+/**
+ * Creates folder `dir` and the missing folders above it; returns those it created, outermost first. Node's recursive
+ * mkdir reports ENOENT for a folder it could not make (on a read-only or full file system): made one by one here,
+ * the real error shows.
+ */
+async function makeFolders(dir: string): Promise<string[]> {
+  const make = async (): Promise<boolean> => {
+    try {
+      await fs.mkdir(dir);
+      return true;
+    } catch (err) {
+      // A file there fails the write with ENOTDIR when it opens its temporary file.
+      if (errnoCode(err) === 'EEXIST') return false;
+      throw err;
+    }
+  };
+  try {
+    return (await make()) ? [dir] : [];
+  } catch (err) {
+    const parent = path.dirname(dir);
+    if (errnoCode(err) !== 'ENOENT' || parent === dir) throw err;
+  }
+  const created = await makeFolders(path.dirname(dir));
+  try {
+    return (await make()) ? [...created, dir] : created;
+  } catch (err) {
+    await removeFolders(created);
+    throw err;
+  }
+}
+
+/** Removes folders makeFolders created, innermost first, while they are empty. */
+async function removeFolders(created: readonly string[]): Promise<void> {
+  for (const dir of [...created].reverse()) {
+    try {
+      await fs.rmdir(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
 /** Makes a rename durable; folders cannot be opened or synced on Windows, where the rename is durable enough. */
 async function syncFolder(dir: string): Promise<void> {
   try {
@@ -213,10 +255,27 @@ function mapFsError(err: unknown, relative: string): never {
   if (code === 'ENOTDIR' || code === 'EEXIST') {
     throw new NotesError('NOT_A_FILE', `"${relative}": a part of its folder path is a file, not a folder.`, { path: relative });
   }
-  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+  if (code === 'EACCES' || code === 'EPERM') {
     throw new NotesError('ACCESS_DENIED', `"${relative}": permission denied by the file system.`, { path: relative });
   }
+  if (code === 'EROFS') throw readOnlyFileSystem(relative);
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    const why = code === 'ENOSPC' ? 'the disk is full (ENOSPC)' : 'the disk quota is used up (EDQUOT)';
+    throw new NotesError('FILE_SYSTEM', `"${relative}" could not be written: ${why}. Nothing was changed; free some space and try again.`, { path: relative, errno: code });
+  }
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    throw new NotesError('FILE_SYSTEM', `"${relative}": the server has too many files open (${code}); nothing was changed. Try again when fewer calls are running.`, { path: relative, errno: code });
+  }
+  // Any other error of the file system (EIO, ...): its code and description, without the absolute path.
+  if (code !== undefined && /^[A-Z0-9]+$/.test(code) && err instanceof Error) {
+    const description = /^[A-Z0-9]+: ([^,]+)/.exec(err.message)?.[1] ?? 'error';
+    throw new NotesError('FILE_SYSTEM', `"${relative}": the file system failed (${code}: ${description}).`, { path: relative, errno: code });
+  }
   throw err;
+}
+
+function readOnlyFileSystem(relative: string): NotesError {
+  return new NotesError('ACCESS_DENIED', `"${relative}" cannot be changed: the file system is read-only. Nothing was changed.`, { path: relative });
 }
 
 /** `stat` (or `lstat`) of a path, where nothing there is NOT_FOUND naming `relative` and other failures are mapped. */
@@ -502,12 +561,15 @@ export class FileAccess {
     // replaced. Its own permission decides, as for an editor writing the file itself.
     if (existed && !opts.exclusive) await this.checkOwnWritePermission(real, relative);
     if (existed && opts.exclusive) throw new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
+    let created: string[] = [];
     try {
-      await fs.mkdir(path.dirname(real), { recursive: true });
+      created = await makeFolders(path.dirname(real));
       await removeStaleTemps(path.dirname(real));
       if (opts.exclusive) await createExclusive(real, relative, content);
       else await replaceAtomic(real, content, kept);
     } catch (err) {
+      // A failed write leaves no empty folders made for it behind.
+      await removeFolders(created);
       if (err instanceof NotesError) throw err;
       mapFsError(err, relative);
     }
@@ -519,7 +581,8 @@ export class FileAccess {
     try {
       await fs.access(file, fsConstants.W_OK);
     } catch (err) {
-      if (errnoCode(err) === 'EACCES' || errnoCode(err) === 'EPERM' || errnoCode(err) === 'EROFS') {
+      if (errnoCode(err) === 'EROFS') throw readOnlyFileSystem(relative);
+      if (errnoCode(err) === 'EACCES' || errnoCode(err) === 'EPERM') {
         throw new NotesError('ACCESS_DENIED', `"${relative}" is read-only: permission denied by the file system. Nothing was changed.`, { path: relative });
       }
       if (errnoCode(err) === 'ENOENT') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
