@@ -1,6 +1,6 @@
 // Every file read and write of the server: through the PathGuard, within security.maxFileSize, crash-safe writes.
 import fs from 'node:fs/promises';
-import { constants as fsConstants, type Stats } from 'node:fs';
+import { constants as fsConstants, renameSync, statSync, type BigIntStats, type Stats } from 'node:fs';
 import path from 'node:path';
 import { NotesError } from '../errors';
 import { readNoWaitFlags } from '../read-flags';
@@ -201,18 +201,40 @@ async function syncFolder(dir: string): Promise<void> {
   }
 }
 
-/** Replaces (or creates) a file all or nothing: temporary file, fsync, rename over it, fsync of the folder. */
-async function replaceAtomic(absolute: string, content: string, kept: Kept | undefined): Promise<void> {
+/** What tells one version of a file from another: which file the path names, its size and change times. */
+function versionOf(stat: BigIntStats): string {
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}
+
+/**
+ * Replaces (or creates) a file all or nothing: temporary file, fsync, rename over it, fsync of the folder. With
+ * `version` (see versionOf), the file is replaced only while it is still that version: once the temporary file is
+ * written, it is checked and renamed at once, with nothing else run in between (false is returned, and nothing
+ * changed, when another program changed or replaced it).
+ */
+async function replaceAtomic(absolute: string, content: string, kept: Kept | undefined, version?: string): Promise<boolean> {
   const dir = path.dirname(absolute);
   const temp = await writeTemp(dir, content, kept);
   try {
-    await fs.rename(temp, absolute);
+    if (version === undefined) await fs.rename(temp, absolute);
+    else {
+      const now = statSync(absolute, { bigint: true, throwIfNoEntry: false });
+      if (!now || versionOf(now) !== version) {
+        await fs.rm(temp, { force: true });
+        return false;
+      }
+      renameSync(temp, absolute);
+    }
   } catch (err) {
     await fs.rm(temp, { force: true });
     throw err;
   }
   await syncFolder(dir);
+  return true;
 }
+
+/** How many times update() reads a note again that another program keeps changing before it gives up. */
+const UPDATE_ATTEMPTS = 5;
 
 /**
  * Creates a file that must not exist yet, all or nothing: the content is written and synced under a temporary
@@ -463,15 +485,19 @@ export class FileAccess {
 
   /** Reads a whole text file for internal use (metadata, search, tasks). */
   async readText(userPath: string): Promise<{ path: string; text: string }> {
-    return this.readGuardedText(await this.resolveFile(userPath), {});
+    const { path: relative, text } = await this.readGuardedText(await this.resolveFile(userPath), {});
+    return { path: relative, text };
   }
 
   /** readText of a path the guard resolved; `strict`: invalid UTF-8 is refused instead of read as U+FFFD. */
-  private async readGuardedText({ absolute, relative }: GuardedPath, opts: { strict?: boolean }): Promise<{ path: string; text: string }> {
+  private async readGuardedText({ absolute, relative }: GuardedPath, opts: { strict?: boolean }): Promise<{ path: string; text: string; version: string }> {
     const { handle, stat } = await openRegular(absolute, relative);
     let bytes: Buffer;
+    let version: string;
     try {
       if (stat.size > this.limits.maxFileSize) throw this.tooLarge(relative, stat.size);
+      // Taken before the read: a change made while it reads shows as another version.
+      version = versionOf(await handle.stat({ bigint: true }));
       bytes = await handle.readFile();
     } finally {
       await handle.close();
@@ -482,12 +508,12 @@ export class FileAccess {
     }
     if (opts.strict) {
       try {
-        return { path: relative, text: strictUtf8.decode(bytes) };
+        return { path: relative, text: strictUtf8.decode(bytes), version };
       } catch {
         throw new NotesError('UNSUPPORTED_FILE_TYPE', `"${relative}" is not valid UTF-8 text; it cannot be changed without changing its other bytes too. Nothing was changed.`, { path: relative });
       }
     }
-    return { path: relative, text: bytes.toString('utf8') };
+    return { path: relative, text: bytes.toString('utf8'), version };
   }
 
   private checkWritable(relative: string, content: string): number {
@@ -516,7 +542,12 @@ export class FileAccess {
   async write(userPath: string, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
     const guarded = await this.resolveFile(userPath);
     this.checkWriteTarget(guarded);
-    return oneAtATime(guarded.real, () => this.writeTo(guarded, content, opts));
+    return oneAtATime(guarded.real, async () => {
+      const result = await this.writeTo(guarded, content, opts);
+      // Only a write of a given version (update) can end without writing.
+      if (!result) throw new Error(`"${guarded.relative}" was not written`);
+      return result;
+    });
   }
 
   /**
@@ -529,10 +560,22 @@ export class FileAccess {
     const guarded = await this.resolveFile(userPath);
     this.checkWriteTarget(guarded);
     return oneAtATime(guarded.real, async () => {
-      const { path: relative, text } = await this.readGuardedText(guarded, { strict: true });
-      const changed = change(text, relative);
-      if (changed.text !== text) await this.writeTo(guarded, changed.text, { exclusive: false });
-      return { path: relative, result: changed.result };
+      for (let attempt = 1; ; attempt++) {
+        const { path: relative, text, version } = await this.readGuardedText(guarded, { strict: true });
+        const changed = change(text, relative);
+        if (changed.text === text) return { path: relative, result: changed.result };
+        // Another program (another server, an editor) may change the note between this read and the rename: the
+        // note is replaced only if it is still the version read; otherwise the change is made again on the new
+        // text, so that program's edit is not written over.
+        if (await this.writeTo(guarded, changed.text, { exclusive: false, version })) return { path: relative, result: changed.result };
+        if (attempt === UPDATE_ATTEMPTS) {
+          throw new NotesError(
+            'FILE_SYSTEM',
+            `"${relative}" kept changing while it was being updated (another program writes it); nothing was changed. Try again.`,
+            { path: relative },
+          );
+        }
+      }
     });
   }
 
@@ -542,8 +585,12 @@ export class FileAccess {
     this.checkTargetNotExcluded(relative, real);
   }
 
-  /** Writes where the path leads: a symbolic link inside the workspace is written through, not replaced. */
-  private async writeTo({ relative, real }: GuardedPath, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
+  /**
+   * Writes where the path leads: a symbolic link inside the workspace is written through, not replaced. With
+   * `version` (see replaceAtomic), undefined when the file was no longer that version and nothing was written.
+   */
+  private async writeTo(guarded: GuardedPath, content: string, opts: { exclusive: boolean; version?: string }): Promise<WriteResult | undefined> {
+    const { relative, real } = guarded;
     const bytes = this.checkWritable(relative, content);
     const leads = this.guard.toRelative(real);
     if (leads !== relative) this.checkWritable(leads, content);
@@ -566,7 +613,7 @@ export class FileAccess {
       created = await makeFolders(path.dirname(real));
       await removeStaleTemps(path.dirname(real));
       if (opts.exclusive) await createExclusive(real, relative, content);
-      else await replaceAtomic(real, content, kept);
+      else if (!(await replaceAtomic(real, content, kept, opts.version))) return undefined;
     } catch (err) {
       // A failed write leaves no empty folders made for it behind.
       await removeFolders(created);
