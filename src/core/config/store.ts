@@ -79,7 +79,7 @@ export class ConfigStore {
   private readonly onInvalid?: (report: ConfigReport) => void;
   private readonly readOnly: boolean;
   private readonly queue = new SerialQueue();
-  private readonly listeners = new Set<{ last: NotesConfig; cb: ConfigListener }>();
+  private readonly listeners = new Set<{ last: NotesConfig; lastUnusable?: boolean; cb: ConfigListener }>();
   /** Since the file last turned invalid: the contents seen (each logged once) and the backup made then. */
   private invalidSeen?: { contents: Set<string>; backupPath: string | undefined };
   /** Why the file could not be read, as last logged; cleared once it is read again. */
@@ -280,7 +280,8 @@ export class ConfigStore {
    * stops watching.
    */
   watchConfig(cb: ConfigListener): () => void {
-    const entry = { last: loadConfigFile(this.file).config, cb };
+    const first = loadConfigFile(this.file);
+    const entry = { last: first.config, lastUnusable: (first.readError ?? first.syntaxError) !== undefined, cb };
     this.listeners.add(entry);
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;
@@ -342,10 +343,17 @@ export class ConfigStore {
     };
   }
 
-  private notify(entry: { last: NotesConfig; cb: ConfigListener }, config: NotesConfig, read: Pick<ConfigReport, 'unusable'> = {}): void {
-    if (sameConfig(entry.last, config)) return;
+  /**
+   * Tells a listener of a configuration that differs from the last it was told of, or of a file that became
+   * unusable or usable again with the same values: a file fixed back to what its unusable read gave (often the
+   * defaults) is news to a listener that kept its earlier settings while the file could not be used.
+   */
+  private notify(entry: { last: NotesConfig; lastUnusable?: boolean; cb: ConfigListener }, config: NotesConfig, read: Pick<ConfigReport, 'unusable'> = {}): void {
+    const unusable = read.unusable !== undefined;
+    if (sameConfig(entry.last, config) && unusable === (entry.lastUnusable ?? false)) return;
     const old = entry.last;
     entry.last = config;
+    entry.lastUnusable = unusable;
     try {
       entry.cb(config, old, read);
     } catch (err) {

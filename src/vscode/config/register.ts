@@ -47,7 +47,12 @@ export function registerConfiguration(context: vscode.ExtensionContext, log: vsc
   const ready = store.inspect({ migrate: true }).then(
     ({ config, unusable }) =>
       applied.enabled === undefined && unusable === undefined
-        ? firstTimeInFolder(applied, config, () => store.readConfig(), log)
+        ? firstTimeInFolder(applied, config, async () => {
+            // The file as it is when the answer comes; one that cannot be used then gives the defaults, not its settings.
+            const now = await store.inspect();
+            if (now.unusable !== undefined) throw new Error(`${store.file} cannot be used (${now.unusable}); nothing was applied. Fix it and run "Notes: Apply Configuration to VS Code Settings".`);
+            return now.config;
+          }, log)
         : applyRead(config, unusable),
     (err) => log.error(`Reading the configuration failed: ${(err as Error).message}`),
   );

@@ -232,6 +232,28 @@ describe('config store', () => {
       assert.equal(old.theme, 'light');
     });
 
+    it('reports a file fixed back to the values its unusable read gave, as usable again', async () => {
+      fs.writeFileSync(tmp.file, JSON.stringify({ version: CONFIG_VERSION, theme: 'dark' }));
+      const calls: Array<{ theme: string; unusable: string | undefined }> = [];
+      let wake = () => {};
+      const stop = store.watchConfig((n, _o, { unusable }) => {
+        calls.push({ theme: n.theme, unusable });
+        wake();
+      });
+      stops.push(stop);
+      const next = () => new Promise<void>((r) => (wake = r));
+      let told = next();
+      fs.writeFileSync(tmp.file, '{ "version": "1.1.0", "theme": "dark" '); // saved half-typed: not JSON
+      await told;
+      assert.equal(calls.length, 1);
+      assert.equal(calls[0].theme, defaultConfig().theme, 'an unusable file reads as the defaults');
+      assert.match(String(calls[0].unusable), /./);
+      told = next();
+      fs.writeFileSync(tmp.file, '{}'); // fixed, to exactly the defaults
+      await told;
+      assert.deepEqual(calls[1], { theme: defaultConfig().theme, unusable: undefined }, 'the fixed file is news though its values are the same');
+    });
+
     it('calls the callback once for a burst of writes (debounced), and never after stop', async () => {
       const seen: number[] = [];
       let resolveFirst!: () => void;
