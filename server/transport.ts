@@ -6,6 +6,8 @@ import {
   ClientRequestSchema,
   ErrorCode,
   JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +45,41 @@ export function clientRequestId(id: RequestId): RequestId {
 function sdkRequestId(id: RequestId): RequestId {
   return id === 0 ? ZERO_ID_ALIAS : id;
 }
+
+/**
+ * MCP 2025-03-26 let a client send a JSON-RPC batch (an array of messages on one line) and required servers to take
+ * it; 2025-06-18 removed batches. A client that negotiated 2025-03-26 may send them; any other gets -32600.
+ */
+export const BATCH_PROTOCOL_VERSION = '2025-03-26';
+/** Most messages one batch may hold: the requests of a batch count toward the rate limit (100 a minute) one by one. */
+export const MAX_BATCH_MESSAGES = 100;
+
+/** A batch being answered: the reply to each of its requests, in the batch's order, until all have one. */
+interface Batch {
+  /** Replies by position in the batch (notifications and cancelled requests have none). */
+  readonly replies: Array<BatchReply | undefined>;
+  /** Messages of the batch not handled yet. */
+  unhandled: number;
+  /** Requests handed to the server and not answered yet. */
+  running: number;
+}
+
+interface BatchReply {
+  id: RequestId | null;
+  /** The reply's JSON, without the line's newline. */
+  parts: Uint8Array[];
+  size: number;
+  method?: string;
+}
+
+/** Where the reply to a message of a batch goes. */
+interface BatchSlot {
+  batch: Batch;
+  index: number;
+}
+
+/** What is read from stdin, and the messages of a batch, each handled in turn. */
+type InputEvent = LineEvent | { kind: 'item'; value: unknown; slot: BatchSlot };
 
 const PAUSE_WRITES = 1024;
 const RESUME_WRITES = 256;
@@ -147,7 +184,11 @@ export class HardenedStdioTransport implements Transport {
   private readonly inFlight = new Map<RequestId, InFlight>();
   private sendChain: Promise<void> = Promise.resolve();
   /** Lines read but not yet handled (batches from the line reader) and the position in the first batch. */
-  private readonly pending: LineEvent[][] = [];
+  private readonly pending: InputEvent[][] = [];
+  /** The batch and position of each running request that came in a batch: its reply goes into the batch's. */
+  private readonly batchSlots = new Map<RequestId, BatchSlot>();
+  /** The protocol version the server answered initialize with (batches are taken under 2025-03-26 only). */
+  private protocolVersion: string | undefined;
   private pendingIndex = 0;
   private yielding = false;
   /** Replies waiting to be written; reading pauses at PAUSE_WRITES and resumes at RESUME_WRITES. */
@@ -226,12 +267,25 @@ export class HardenedStdioTransport implements Transport {
     let size = -1;
     for (const part of line) size += part.length;
     if (id !== undefined) {
+      const method = this.inFlight.get(id)?.method;
+      if (method === 'initialize' && 'result' in message && typeof message.result.protocolVersion === 'string') {
+        this.protocolVersion = message.result.protocolVersion;
+      }
       let outgoing: JSONRPCMessage = message;
       if (size > maxSendBytes(this.options.limits)) {
-        outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size, this.inFlight.get(id)?.method));
+        outgoing = errorResponse(id, resultTooLargeError(this.options.limits, size, method));
         line = encodeParts(outgoing);
+        size = -1;
+        for (const part of line) size += part.length;
       }
       this.finish(id, outgoing);
+      const slot = this.batchSlots.get(id);
+      if (slot) {
+        this.batchSlots.delete(id);
+        slot.batch.running--;
+        this.putInBatch(slot, { id, parts: withoutNewline(line), size, method });
+        return;
+      }
     } else if (size > maxSendBytes(this.options.limits)) {
       this.options.log('error', `dropped an outgoing ${'method' in message ? message.method : 'message'} over the payload limit`);
       return;
@@ -324,6 +378,7 @@ export class HardenedStdioTransport implements Transport {
       let yieldAfter = false;
       try {
         if (event.kind === 'line') yieldAfter = this.handleLine(event.bytes);
+        else if (event.kind === 'item') yieldAfter = this.handleBatchItem(event.value, event.slot);
         else this.handleOversized(event.size, event.id, event.looksLikeNotification);
       } catch (err) {
         // A bug in handling one message must not end the connection.
@@ -374,26 +429,141 @@ export class HardenedStdioTransport implements Transport {
       }));
       return false;
     }
+    if (Array.isArray(value) && this.protocolVersion === BATCH_PROTOCOL_VERSION) {
+      this.startBatch(value);
+      return false;
+    }
+    return this.handleValue(value);
+  }
+
+  /** Handles one message (of a line, or of a batch: `slot`); true when the rest of the input should wait a turn. */
+  private handleValue(value: unknown, slot?: BatchSlot): boolean {
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
-      this.handleInvalid(value);
+      this.handleInvalid(value, slot);
       return false;
     }
     const message = parsed.data;
     if ('method' in message && 'id' in message) {
-      if (!this.admit(message.id, message.method, message.params)) return false;
+      if (slot && message.method === 'initialize') {
+        this.noteInvalid('initialize in a batch');
+        this.reply(errorResponse(message.id, {
+          code: ErrorCode.InvalidRequest,
+          message: 'Invalid request: initialize cannot be part of a batch.',
+          data: { details: 'MCP 2025-03-26: the initialize request must not be part of a JSON-RPC batch; send it alone.' },
+        }), slot);
+        return false;
+      }
+      if (!this.admit(message.id, message.method, message.params, slot)) return false;
       const bad = invalidParams(message.method, message.params);
       if (bad) {
         // The SDK reports these as -32603 with a raw schema dump; JSON-RPC says -32602.
         const response = errorResponse(message.id, bad);
         this.finish(message.id, response);
-        void this.write(response);
+        this.reply(response, slot);
         return false;
+      }
+      if (slot) {
+        this.batchSlots.set(message.id, slot);
+        slot.batch.running++;
+      }
+      if (message.method === 'initialize' && isPlainObject(message.params) && typeof message.params.protocolVersion === 'string') {
+        // The version the SDK will answer (send() takes it from the reply too), known now for lines that were sent
+        // without waiting for the reply (`cat requests | server`).
+        const requested = message.params.protocolVersion;
+        this.protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       }
     }
     const cancelled = 'method' in message && message.method === 'notifications/cancelled' && this.forgetCancelled(message);
     this.onmessage?.(toSdkIds(message));
     return cancelled;
+  }
+
+  /**
+   * A batch from a client of MCP 2025-03-26: its messages are handled one by one, in order, before the lines that
+   * follow it, and the replies to its requests are sent together, as one array, once every one of them has its
+   * reply (JSON-RPC 2.0, section 6). An empty batch, or one over MAX_BATCH_MESSAGES, gets one -32600 error.
+   */
+  private startBatch(values: unknown[]): void {
+    if (values.length === 0 || values.length > MAX_BATCH_MESSAGES) {
+      const why = values.length === 0 ? 'the batch is empty' : `the batch holds ${values.length} messages, over the limit of ${MAX_BATCH_MESSAGES}`;
+      this.noteInvalid(`invalid request: ${why}`);
+      void this.write(errorResponse(null, {
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid request: ${why}.`,
+        data: { details: `A batch is a JSON array of 1 to ${MAX_BATCH_MESSAGES} JSON-RPC messages.` },
+      }));
+      return;
+    }
+    const batch: Batch = { replies: new Array<BatchReply | undefined>(values.length).fill(undefined), unhandled: values.length, running: 0 };
+    // Before the rest of the lines already read (the current chunk's position is kept by cutting it there).
+    const current = this.pending[0];
+    if (current && this.pendingIndex > 0) {
+      this.pending[0] = current.slice(this.pendingIndex);
+      this.pendingIndex = 0;
+    }
+    this.pending.unshift(values.map((value, index) => ({ kind: 'item' as const, value, slot: { batch, index } })));
+  }
+
+  private handleBatchItem(value: unknown, slot: BatchSlot): boolean {
+    slot.batch.unhandled--;
+    try {
+      return this.handleValue(value, slot);
+    } finally {
+      this.flushBatch(slot.batch);
+    }
+  }
+
+  /** A reply to a message of a batch; the batch's reply is sent when it was the last one missing. */
+  private putInBatch(slot: BatchSlot, reply: BatchReply): void {
+    slot.batch.replies[slot.index] = reply;
+    this.flushBatch(slot.batch);
+  }
+
+  /** The error reply `response` to a message: written, or put in its batch's reply. */
+  private reply(response: JSONRPCMessage, slot?: BatchSlot): void {
+    if (!slot) {
+      void this.write(response);
+      return;
+    }
+    const parts = encodeParts(response);
+    let size = -1;
+    for (const part of parts) size += part.length;
+    const id = 'id' in response ? (response.id as RequestId | null) : null;
+    this.putInBatch(slot, { id, parts: withoutNewline(parts), size });
+  }
+
+  /**
+   * Sends a batch's reply once every message of it is handled and every request answered: one line holding the
+   * array of replies, or nothing when there are none (a batch of notifications). Should the replies together be
+   * over the limit for a reply, the largest results are replaced by -32005 errors until the rest fits.
+   */
+  private flushBatch(batch: Batch): void {
+    if (batch.unhandled > 0 || batch.running > 0 || this.closed) return;
+    const replies = batch.replies.filter((r): r is BatchReply => r !== undefined);
+    batch.replies.length = 0;
+    if (replies.length === 0) return;
+    const limit = maxSendBytes(this.options.limits);
+    let total = 1 + replies.length;
+    for (const r of replies) total += r.size;
+    while (total > limit) {
+      const largest = replies.reduce((a, b) => (b.size > a.size ? b : a));
+      const error = errorResponse(largest.id, resultTooLargeError(this.options.limits, largest.size, largest.method));
+      const parts = withoutNewline(encodeParts(error));
+      let size = 0;
+      for (const part of parts) size += part.length;
+      if (size >= largest.size) break; // cannot happen: every reply is far larger than an error
+      this.options.log('warn', `replaced the reply to request ${JSON.stringify(largest.id)} in a batch: the batch's replies together were over the ${limit}-byte limit`);
+      total += size - largest.size;
+      Object.assign(largest, { parts, size });
+    }
+    const line: Uint8Array[] = [Buffer.from('[')];
+    replies.forEach((r, i) => {
+      if (i > 0) line.push(Buffer.from(','));
+      line.push(...r.parts);
+    });
+    line.push(Buffer.from(']\n'));
+    void this.write(line);
   }
 
   /**
@@ -409,6 +579,13 @@ export class HardenedStdioTransport implements Transport {
     if (!entry) return false; // already answered, or never seen: nothing to do (MCP says ignore it)
     clearTimeout(entry.timer);
     this.inFlight.delete(id);
+    // A cancelled request of a batch has no place in the batch's reply.
+    const slot = this.batchSlots.get(id);
+    if (slot) {
+      this.batchSlots.delete(id);
+      slot.batch.running--;
+      this.flushBatch(slot.batch);
+    }
     this.closeWhenIdle();
     const reason = parsed.data.params.reason ? `: ${parsed.data.params.reason}` : '';
     this.options.log('info', `${requestName(entry)} cancelled by the client after ${Math.round(this.now() - entry.started)} ms${reason}`, { id });
@@ -416,22 +593,22 @@ export class HardenedStdioTransport implements Transport {
   }
 
   /** Rate limit, duplicate ids and the operation timer for one request; false when it was answered here. */
-  private admit(id: RequestId, method: string, params: unknown): boolean {
+  private admit(id: RequestId, method: string, params: unknown, slot?: BatchSlot): boolean {
     if (this.inFlight.has(id)) {
-      void this.write(errorResponse(id, {
+      this.reply(errorResponse(id, {
         code: ErrorCode.InvalidRequest,
         message: `Invalid request: id ${JSON.stringify(id)} is already in use by a request still running.`,
         data: { details: 'Each request needs an id that no running request uses.' },
-      }));
+      }), slot);
       return false;
     }
     // MCP: the receiver of a ping must answer it promptly. A ping costs nothing to answer, so it is neither refused
     // nor counted (a client's keep-alive pings leave its requests their whole allowance).
-    const slot = method === 'ping' ? ({ ok: true } as const) : this.limiter.take();
-    if (!slot.ok) {
-      const body = rateLimitedError(this.options.limits, slot.retryAfterMs);
-      this.options.log('warn', `${method} rejected: rate limit`, { id, retryAfterMs: slot.retryAfterMs });
-      void this.write(errorResponse(id, body));
+    const allowed = method === 'ping' ? ({ ok: true } as const) : this.limiter.take();
+    if (!allowed.ok) {
+      const body = rateLimitedError(this.options.limits, allowed.retryAfterMs);
+      this.options.log('warn', `${method} rejected: rate limit`, { id, retryAfterMs: allowed.retryAfterMs });
+      this.reply(errorResponse(id, body), slot);
       return false;
     }
     const tool = method === 'tools/call' && isPlainObject(params) && typeof params.name === 'string' ? params.name : undefined;
@@ -452,7 +629,12 @@ export class HardenedStdioTransport implements Transport {
     });
     const response = errorResponse(id, timeoutError(this.options.limits, requestName(entry)));
     this.finish(id, response);
-    void this.write(response);
+    const slot = this.batchSlots.get(id);
+    if (slot) {
+      this.batchSlots.delete(id);
+      slot.batch.running--;
+    }
+    this.reply(response, slot);
   }
 
   /** Stops the timer of a request and logs its method, duration and outcome. */
@@ -470,7 +652,7 @@ export class HardenedStdioTransport implements Transport {
     this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id });
   }
 
-  private handleInvalid(value: unknown): void {
+  private handleInvalid(value: unknown, slot?: BatchSlot): void {
     const record = isPlainObject(value) ? value : undefined;
     // Notifications never get responses; neither do (malformed) responses to our own requests.
     if (record && !('id' in record) && typeof record.method === 'string') {
@@ -482,13 +664,13 @@ export class HardenedStdioTransport implements Transport {
       return;
     }
     const id = record ? echoableId(record.id) : null;
-    const why = describeInvalid(value);
+    const why = slot && Array.isArray(value) ? 'a batch cannot hold another batch' : describeInvalid(value);
     this.noteInvalid(`invalid request: ${why}`);
-    void this.write(errorResponse(id, {
+    this.reply(errorResponse(id, {
       code: ErrorCode.InvalidRequest,
       message: `Invalid request: ${why}.`,
       data: { details: 'A request is {"jsonrpc":"2.0","id":<string|number>,"method":<string>,"params"?:<object>}.' },
-    }));
+    }), slot);
   }
 
   private handleOversized(size: number, id: RequestId | null, looksLikeNotification: boolean): void {
@@ -518,6 +700,12 @@ function toSdkIds(message: JSONRPCMessage): JSONRPCMessage {
     }
   }
   return message;
+}
+
+/** The pieces of a line without its final newline. */
+function withoutNewline(parts: Uint8Array[]): Uint8Array[] {
+  const last = parts[parts.length - 1];
+  return [...parts.slice(0, -1), last.subarray(0, last.length - 1)];
 }
 
 function errorResponse(id: RequestId | null, error: JsonRpcErrorBody): JSONRPCMessage {
@@ -570,7 +758,7 @@ function uriIssues(params: unknown): string[] {
 }
 
 function describeInvalid(value: unknown): string {
-  if (Array.isArray(value)) return 'batches (JSON arrays) are not supported; send one object per line';
+  if (Array.isArray(value)) return `batches (JSON arrays) are taken only from a client of MCP ${BATCH_PROTOCOL_VERSION} (later revisions removed them); send one object per line`;
   if (!isPlainObject(value)) return `the message is a JSON ${value === null ? 'null' : typeof value}, not an object`;
   if (value.jsonrpc !== '2.0') return 'jsonrpc must be "2.0"';
   if ('id' in value && !(typeof value.id === 'string' || Number.isSafeInteger(value.id))) return 'id must be a string or an integer';
