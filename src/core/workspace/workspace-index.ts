@@ -168,11 +168,6 @@ export class WorkspaceIndex {
    * place (`mv notes notes-old; mkdir notes`) is another inode, which the watchers of the old one never report on.
    */
   private rootId: string | undefined;
-  /**
-   * The workspace folder listed, held open: a folder removed and made again at once under the same name would
-   * otherwise often get the same inode number back (ext4 hands out the one just freed), and look like the same folder.
-   */
-  private rootFd: number | undefined;
   /** Changes whenever the list of files changes (callers cache what they derive from it). */
   version = 0;
 
@@ -476,8 +471,6 @@ export class WorkspaceIndex {
     this.markWatchWanted();
     for (const answered of this.answeredWaiters.splice(0)) answered();
     clearTimeout(this.applyTimer);
-    if (this.rootFd !== undefined) fs.close(this.rootFd, () => undefined);
-    this.rootFd = undefined;
     for (const w of this.watchers.values()) w.close();
     this.watchers.clear();
     this.texts?.close();
@@ -511,7 +504,7 @@ export class WorkspaceIndex {
   private async crawl(): Promise<void> {
     const started = Date.now();
     // Noted before anything is listed or watched: a folder put in its place after this is listed again.
-    this.rootId = this.holdRoot();
+    this.rootId = rootIdOf(this.rootStat());
     if (await this.fromPrelisting(started)) return;
     const found: string[] = [];
     const queue = [''];
@@ -744,38 +737,11 @@ export class WorkspaceIndex {
    */
   private checkRoot(stat: fs.Stats | undefined): void {
     if (!this.crawled || this.disposed) return;
-    if (rootIdOf(stat) === this.rootId) return;
-    // The one listed next: held open, so that it cannot give its inode number to a folder made in its place later.
-    this.rootId = this.holdRoot();
-    const id = this.rootId;
+    const id = rootIdOf(stat);
+    if (id === this.rootId) return;
+    this.rootId = id;
     this.options.log?.('info', id === undefined ? 'index: the workspace folder is gone' : 'index: the workspace folder was replaced, so it is listed again');
     this.dirty.add('');
-  }
-
-  /**
-   * Opens the workspace folder (closing the one held before) and keeps it open until another is listed or the index
-   * is disposed; answers its identity (see rootIdOf), undefined when none is there. Where a folder cannot be opened
-   * (Windows), its stat tells it.
-   */
-  private holdRoot(): string | undefined {
-    if (this.rootFd !== undefined) fs.close(this.rootFd, () => undefined);
-    this.rootFd = undefined;
-    if (this.disposed) return undefined;
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(this.options.root, fs.constants.O_RDONLY | (fs.constants.O_DIRECTORY ?? 0));
-      const id = rootIdOf(fs.fstatSync(fd));
-      if (id !== undefined) {
-        this.rootFd = fd;
-        fd = undefined;
-      }
-      return id;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : rootIdOf(this.rootStat());
-    } finally {
-      if (fd !== undefined) fs.closeSync(fd);
-    }
   }
 
   /** The workspace folder's stat (following a link), or undefined when it cannot be read. */
@@ -968,8 +934,13 @@ function unchangedAs(now: readonly number[], noted: readonly number[], i: number
 }
 
 /** What tells one workspace folder from another put in its place: device and inode; undefined when none is there. */
+/**
+ * A folder's identity: device, inode and birth time. ext4 gives a folder made right after one was removed the inode
+ * number just freed (`rm -rf notes; mkdir notes`), so the birth time tells the two apart where the file system keeps
+ * one (0 where it does not). The folder is not held open for this: that would keep its drive from being unmounted.
+ */
 function rootIdOf(stat: fs.Stats | undefined): string | undefined {
-  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}` : undefined;
+  return stat?.isDirectory() ? `${stat.dev}:${stat.ino}:${stat.birthtimeMs}` : undefined;
 }
 
 /** Yields to the event loop once SLICE_MS of synchronous work has been done since the last yield. */
