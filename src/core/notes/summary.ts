@@ -23,7 +23,7 @@ function sentences(paragraph: string): string[] {
     const sentence = (carried + segment).trim();
     carried = '';
     if (sentence.length > 0 && out.length > 0 && !/[\p{L}\p{N}]/u.test(sentence)) {
-      // No letter or digit: markup closing the sentence before after its full stop (`tomatoes.==`, a highlight
+      // No letter or digit: markup that closes the sentence before it, after its full stop (`tomatoes.==`, a highlight
       // Unicode breaks after the `.`), not a sentence of its own to be kept, dropped or joined with a space apart.
       out[out.length - 1] += (apart || /^\s/.test(segment) ? ' ' : '') + sentence;
     } else if (ABBREVIATION_END.test(sentence)) carried = `${sentence} `;

@@ -110,8 +110,9 @@ export function legacyWordCharacter(): string {
   };
   const bmp: number[] = [];
   const lows = new Map<number, number[]>();
-  // Letters and digits end at plane 3, marks at plane 14 (its variation selectors); planes 15 and 16 hold none.
-  for (let cp = 0; cp < 0xf0000; cp++) {
+  // Letters and digits end at plane 3, marks at plane 14 (its variation selectors, U+E0100–U+E01EF); planes 4–13,
+  // 15 and 16 hold none.
+  for (let cp = 0; cp < 0xe1000; cp = cp === 0x3ffff ? 0xe0000 : cp + 1) {
     if (cp >= 0xd800 && cp <= 0xdfff) continue;
     const text = String.fromCodePoint(cp);
     if (!isWord.test(text)) continue;
@@ -178,7 +179,8 @@ function compileNew(q: SearchQuery): CompiledQuery {
   // Unicode mode makes whole-word matching right for every script; plain patterns that need legacy syntax still
   // work, with a guard spelled without \p (which legacy syntax does not have).
   for (const flags of [`${base}u`, base]) {
-    const word = flags.includes('u') ? WORD_CHARACTER : legacyWordCharacter();
+    // The legacy class is built (once, about 50 ms) only for a whole-word search that needs it.
+    const word = !q.wholeWord ? '' : flags.includes('u') ? WORD_CHARACTER : legacyWordCharacter();
     const source = q.wholeWord ? `(?<!${word})(?:${pattern})(?!${word})` : pattern;
     try {
       new RegExp(source, flags);

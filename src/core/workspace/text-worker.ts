@@ -169,7 +169,7 @@ function textWorkerMain(
       }
       // A UTF-8 byte order mark is not text of the first line (`^` matches after it, as in ripgrep and VS Code).
       const bom = filled >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-      return [lineEnds(buf.toString('utf8', bom, filled)), filled, linked, ino];
+      return [lineEnds(buf.toString('utf8', bom, filled)), filled - bom, linked, ino];
     } catch {
       return undefined; // gone or unreadable: skipped, as by the disk scan
     } finally {
@@ -182,7 +182,11 @@ function textWorkerMain(
    * into a line feed: it ends a line, as in VS Code and in the note tools' markdown parser. Same length.
    */
   function lineEnds(text: string): string {
-    return text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text;
+    // Most files have none; CRLF files have a carriage return on every line, so look for a lone one before rewriting.
+    for (let i = text.indexOf('\r'); i >= 0; i = text.indexOf('\r', i + 2)) {
+      if (text.charCodeAt(i + 1) !== 10) return text.replace(/\r(?!\n)/g, '\n');
+    }
+    return text;
   }
 
   /** Memory a string takes: pure ASCII (as many characters as bytes) one byte a character, anything else two. */

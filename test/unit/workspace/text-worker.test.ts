@@ -54,6 +54,19 @@ describe('text worker threads', function () {
     assert.equal((await small.cached()).cachedFiles, 10);
   });
 
+  it('counts an ASCII note with a byte order mark as ASCII: one byte a character, the mark not kept', async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bom-')));
+    try {
+      fs.writeFileSync(path.join(dir, 'bom.md'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('plain ascii\n')]));
+      const w = new TextWorker({ root: dir, maxFileSize: 100_000, maxFiles: 100, maxBytes: 1e6, shards: 1 });
+      workers.push(w);
+      w.sync(['bom.md'], []);
+      assert.deepEqual(await w.cached(), { cachedFiles: 1, cachedBytes: 'plain ascii\n'.length });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('does not keep the text of a file with other hard links, so a change made through another name is found', async () => {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-links-')));
     try {
