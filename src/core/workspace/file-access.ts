@@ -27,7 +27,7 @@ async function openRegular(absolute: string, relative: string): Promise<{ handle
     handle = await fs.open(absolute, READ_FLAGS);
   } catch (err) {
     const code = errnoCode(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(relative);
     // Windows does not open a folder as a file.
     if (code === 'EISDIR') throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative });
     return mapFsError(err, relative);
@@ -300,12 +300,16 @@ function readOnlyFileSystem(relative: string): NotesError {
   return new NotesError('ACCESS_DENIED', `"${relative}" cannot be changed: the file system is read-only. Nothing was changed.`, { path: relative });
 }
 
+function notFound(relative: string): NotesError {
+  return new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+}
+
 /** `stat` (or `lstat`) of a path, where nothing there is NOT_FOUND naming `relative` and other failures are mapped. */
 async function statOrNotFound(statOf: (p: string) => Promise<Stats>, absolute: string, relative: string): Promise<Stats> {
   try {
     return await statOf(absolute);
   } catch (err) {
-    if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+    if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') throw notFound(relative);
     return mapFsError(err, relative);
   }
 }
@@ -632,7 +636,7 @@ export class FileAccess {
       if (errnoCode(err) === 'EACCES' || errnoCode(err) === 'EPERM') {
         throw new NotesError('ACCESS_DENIED', `"${relative}" is read-only: permission denied by the file system. Nothing was changed.`, { path: relative });
       }
-      if (errnoCode(err) === 'ENOENT') throw new NotesError('NOT_FOUND', `File not found: "${relative}".`, { path: relative });
+      if (errnoCode(err) === 'ENOENT') throw notFound(relative);
       mapFsError(err, relative);
     }
   }
