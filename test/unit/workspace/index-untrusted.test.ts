@@ -10,6 +10,36 @@ import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
 
+const OPTIONS = { excludePatterns: [], showHiddenFiles: false };
+
+/**
+ * A workspace holding `files` (each containing "kyoto"), its index, whose watch of a folder throws what `refuse`
+ * gives for it, and the disk scan to compare with.
+ */
+function openFixture(prefix: string, files: string[], logged: string[], refuse: (folder: string) => Error | undefined) {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  for (const rel of files) {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), `${rel} kyoto\n`);
+  }
+  const index = new WorkspaceIndex({
+    root,
+    ...OPTIONS,
+    fileExtension: '.md',
+    maxFileSize: 1e6,
+    maxFiles: 1000,
+    maxBytes: 1e8,
+    log: (_level, message) => logged.push(message),
+    watchFolder: (folder, watchOptions, listener) => {
+      const refused = refuse(folder);
+      if (refused) throw refused;
+      return fs.watch(folder, watchOptions, listener);
+    },
+  });
+  const scan = new ScanSearch({ root, files: { ...OPTIONS, searchExcludePatterns: [], fileExtension: '.md' }, maxFileSize: 1e6 });
+  return { root, index, scan };
+}
+
 describe('workspace index with a folder it cannot watch', function () {
   this.timeout(30_000);
   let root: string;
@@ -18,26 +48,9 @@ describe('workspace index with a folder it cannot watch', function () {
   const logged: string[] = [];
 
   before(() => {
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-untrusted-')));
-    for (const rel of ['a/one.md', 'b/two.md', 'b/deeper/three.md']) {
-      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      fs.writeFileSync(path.join(root, rel), `${rel} kyoto\n`);
-    }
-    const options = { excludePatterns: [], showHiddenFiles: false };
-    index = new WorkspaceIndex({
-      root,
-      ...options,
-      fileExtension: '.md',
-      maxFileSize: 1e6,
-      maxFiles: 1000,
-      maxBytes: 1e8,
-      log: (_level, message) => logged.push(message),
-      watchFolder: (folder, watchOptions, listener) => {
-        if (path.basename(folder) === 'b') throw Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' });
-        return fs.watch(folder, watchOptions, listener);
-      },
-    });
-    scan = new ScanSearch({ root, files: { ...options, searchExcludePatterns: [], fileExtension: '.md' }, maxFileSize: 1e6 });
+    ({ root, index, scan } = openFixture('notesapp-untrusted-', ['a/one.md', 'b/two.md', 'b/deeper/three.md'], logged, (folder) =>
+      path.basename(folder) === 'b' ? Object.assign(new Error('ENOSPC: System limit for number of file watchers reached'), { code: 'ENOSPC' }) : undefined,
+    ));
   });
 
   after(() => {
@@ -140,29 +153,12 @@ describe('workspace index and a folder made unreadable, then readable again', fu
   const logged: string[] = [];
   /** While set, watching `private` fails as it does for a folder without read permission (root reads it anyway). */
   let locked = false;
-  const options = { excludePatterns: [], showHiddenFiles: false };
   const q: SearchQuery = { query: 'kyoto', regex: false, caseSensitive: true, wholeWord: false, maxResults: 100 };
 
   before(async () => {
-    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-unreadable-')));
-    for (const rel of ['open/one.md', 'private/two.md']) {
-      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-      fs.writeFileSync(path.join(root, rel), `${rel} kyoto\n`);
-    }
-    index = new WorkspaceIndex({
-      root,
-      ...options,
-      fileExtension: '.md',
-      maxFileSize: 1e6,
-      maxFiles: 1000,
-      maxBytes: 1e8,
-      log: (_level, message) => logged.push(message),
-      watchFolder: (folder, watchOptions, listener) => {
-        if (locked && path.basename(folder) === 'private') throw Object.assign(new Error(`EACCES: permission denied, watch '${folder}'`), { code: 'EACCES' });
-        return fs.watch(folder, watchOptions, listener);
-      },
-    });
-    scan = new ScanSearch({ root, files: { ...options, searchExcludePatterns: [], fileExtension: '.md' }, maxFileSize: 1e6 });
+    ({ root, index, scan } = openFixture('notesapp-unreadable-', ['open/one.md', 'private/two.md'], logged, (folder) =>
+      locked && path.basename(folder) === 'private' ? Object.assign(new Error(`EACCES: permission denied, watch '${folder}'`), { code: 'EACCES' }) : undefined,
+    ));
     search = new IndexedSearch(index, {
       searchExcludePatterns: [],
       fallback: async () => {
@@ -183,7 +179,7 @@ describe('workspace index and a folder made unreadable, then readable again', fu
   /** What the index answers matches a scan of the disk, and it answered from memory (no fallback to the disk). */
   async function sameAsDisk(): Promise<void> {
     assert.equal(await index.fresh(), true, logged.join('\n'));
-    assert.deepEqual(index.listFiles(), await listWorkspaceFiles(root, options));
+    assert.deepEqual(index.listFiles(), await listWorkspaceFiles(root, OPTIONS));
     const fromIndex = (await search.search(q)).results.map((r) => `${r.file}:${r.content}`);
     assert.deepEqual(fromIndex, (await scan.search(q)).results.map((r) => `${r.file}:${r.content}`));
     assert.equal(fallbacks, 0, 'answered by the index, not by reading the disk');
