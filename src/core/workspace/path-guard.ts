@@ -80,6 +80,9 @@ function checkWindowsSyntax(input: string, text: string): void {
   }
 }
 
+/** Bytes of the longest path the system opens, with its final NUL (Linux 4096, macOS 1024); unknown elsewhere. */
+const PATH_MAX = process.platform === 'linux' ? 4096 : process.platform === 'darwin' ? 1024 : undefined;
+
 /**
  * A name the file system refused as too long (ENAMETOOLONG), by its workspace-relative path: a name over 255 bytes,
  * or a whole path over the system's limit.
@@ -133,6 +136,8 @@ export class PathGuard {
     const absolute = relative === '' ? this.realRoot : path.join(this.realRoot, relative);
     const real = await this.realPathOfNearest(absolute, input, relative.split(path.sep).join('/'));
     if (!isInside(this.realRoot, real)) throw outside(input, this.root, 'it leads through a symbolic link');
+    // A path the system cannot open is refused at once, before folders are made for it one by one.
+    if (PATH_MAX !== undefined && Buffer.byteLength(real) >= PATH_MAX) throw tooLongError(relative.split(path.sep).join('/'));
     return { absolute, relative: relative.split(path.sep).join('/'), real };
   }
 
@@ -155,15 +160,17 @@ export class PathGuard {
   /**
    * Real path of `p`, or of its nearest existing ancestor with the missing tail appended. `input` is the path as
    * given, `relative` its workspace-relative form (errors name one or the other).
+   *
+   * Resolving a path stops at its first part that is missing or refused, and each of its folders shares that part
+   * or lies before it: a folder of `p` resolves exactly when it lies before that part, and fails as `p` does
+   * otherwise. So the nearest existing folder is found in a few `realpath` calls (not one a level, which took
+   * seconds for paths a thousand folders deep), and only the first missing part can be a dangling link.
    */
   private async realPathOfNearest(p: string, input: string, relative: string, hops = 0): Promise<string> {
     if (hops > MAX_LINK_HOPS) throw outside(input, this.root, 'it leads through too many symbolic links');
-    let current = p;
-    const missing: string[] = [];
-    for (;;) {
+    const real = async (candidate: string): Promise<string | undefined> => {
       try {
-        const real = await fs.realpath(current);
-        return missing.length ? path.join(real, ...[...missing].reverse()) : real;
+        return await fs.realpath(candidate);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ELOOP') throw outside(input, this.root, 'it leads through a symbolic link loop');
@@ -173,31 +180,47 @@ export class PathGuard {
             path: input,
           });
         }
+        return undefined;
       }
-      // A dangling symlink must not be written through: its target may be outside.
-      const link = await readLinkIfAny(current);
-      if (link !== undefined) {
-        // A relative target is relative to the folder the link really is in, as the kernel reads it: through a
-        // folder link, `..` leaves that folder, not the one the path names.
-        const target = path.resolve(await this.realFolderOf(current, input), link);
-        const rest = missing.length ? path.join(target, ...[...missing].reverse()) : target;
-        return this.realPathOfNearest(rest, input, relative, hops + 1);
+    };
+    const whole = await real(p);
+    if (whole !== undefined) return whole;
+    // p and its folders up to the file system's root, deepest first; chain[0] (p) is missing.
+    const chain = [p];
+    for (let c = p; path.dirname(c) !== c; c = path.dirname(c)) chain.push(path.dirname(c));
+    // Looked for upwards in growing steps (1, 2, 4, … folders up), then by halving the last step: a few calls
+    // whether one folder is missing (a note about to be made: its folder is the first tried) or a thousand.
+    let nearest: { index: number; real: string } | undefined;
+    let missingAt = 0;
+    for (let step = 1; ; step *= 2) {
+      const index = Math.min(step, chain.length - 1);
+      const found = await real(chain[index]);
+      if (found !== undefined) {
+        nearest = { index, real: found };
+        break;
       }
-      const parent = path.dirname(current);
-      if (parent === current) return p;
-      missing.push(path.basename(current));
-      current = parent;
+      missingAt = index;
+      if (index === chain.length - 1) break;
     }
-  }
-
-  /** Real path of the folder holding `entry`, an entry that exists (its folder was just looked into). */
-  private async realFolderOf(entry: string, input: string): Promise<string> {
-    try {
-      return await fs.realpath(path.dirname(entry));
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      throw new NotesError('ACCESS_DENIED', `Access denied: "${input}" cannot be checked (${code ?? 'error'}).`, { path: input });
+    for (let lo = missingAt + 1, hi = (nearest?.index ?? 0) - 1; lo <= hi; ) {
+      const mid = (lo + hi) >> 1;
+      const found = await real(chain[mid]);
+      if (found === undefined) lo = mid + 1;
+      else {
+        nearest = { index: mid, real: found };
+        hi = mid - 1;
+      }
     }
+    if (!nearest) return p;
+    const missing = chain.slice(0, nearest.index).map((c) => path.basename(c)).reverse();
+    // A dangling symlink must not be written through: its target may be outside. A relative target is relative to
+    // the folder the link really is in, as the kernel reads it: through a folder link, `..` leaves that folder, not
+    // the one the path names.
+    const link = await readLinkIfAny(chain[nearest.index - 1]);
+    if (link !== undefined) {
+      return this.realPathOfNearest(path.join(path.resolve(nearest.real, link), ...missing.slice(1)), input, relative, hops + 1);
+    }
+    return path.join(nearest.real, ...missing);
   }
 }
 

@@ -67,6 +67,18 @@ describe('PathGuard', () => {
       assert.equal(got.relative, 'alias/deep.md');
     });
 
+    it('resolves a path of many missing folders under many existing ones in a few steps, and refuses one the system cannot open', async () => {
+      // One realpath call per missing folder, each walking every folder above it again, took minutes here.
+      const existing = Array.from({ length: 1000 }, () => 'd').join('/');
+      fs.mkdirSync(path.join(root, existing), { recursive: true });
+      const fits = `${existing}/${Array.from({ length: 500 }, () => 'n').join('/')}/x.md`;
+      assert.equal((await guard.resolve(fits)).real, path.join(root, fits));
+      if (process.platform === 'linux') {
+        const deep = `${existing}/${Array.from({ length: 3000 }, () => 'n').join('/')}/x.md`;
+        await rejects(guard, deep, /is too long for the file system/);
+      }
+    }).timeout(60_000);
+
     it('accepts a dangling symlink whose target would be inside', async () => {
       fs.symlinkSync(path.join(root, 'later.md'), path.join(root, 'to-later.md'));
       assert.equal((await guard.resolve('to-later.md')).relative, 'to-later.md');
