@@ -37,7 +37,10 @@ export const authenticateResult = z.object({
 /** The data of an `incompatible` error: the window's versions. */
 export const incompatibleData = z.object({ protocolVersion: z.number().int(), version: z.string().optional() });
 
-/** The active text editor; `path` is workspace-relative POSIX when the document is inside the workspace. */
+/**
+ * The active text editor; `path` is relative to the window's folder that holds the document (POSIX), or null. The
+ * MCP server answers its own `path`, relative to its workspace, worked out from `uri`.
+ */
 export const editorContent = z.object({
   content: z.string(),
   path: z.string().nullable(),
