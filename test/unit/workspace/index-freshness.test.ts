@@ -62,6 +62,21 @@ describe('workspace index and notes with several hard links', function () {
     assert.deepEqual(await found('third'), ['a.md:third text', 'b.md:third text']);
     assert.deepEqual(await found('needle'), []);
   });
+
+  it('drops the kept text of a note written through another name in a folder reported changed at the same time', async () => {
+    // Changes under a reported folder are read with it: the note's other name must still be known to be stale.
+    fs.mkdirSync(path.join(root, 'sub'));
+    fs.writeFileSync(path.join(root, 'sub', 'c.md'), 'gamma\n');
+    assert.deepEqual(await found('gamma'), ['sub/c.md:gamma']);
+    await index.caching();
+    assert.equal(index.stats().cachedFiles, 3);
+    fs.linkSync(path.join(root, 'a.md'), path.join(root, 'sub', 'b.md'));
+    fs.writeFileSync(path.join(root, 'sub', 'b.md'), 'needle written in sub\n');
+    // Reported by the workspace folder's watcher in the same batch: the folder itself changed (its permissions).
+    fs.chmodSync(path.join(root, 'sub'), 0o700);
+    assert.deepEqual(await found('needle'), ['a.md:needle written in sub', 'sub/b.md:needle written in sub']);
+    assert.deepEqual(await found('alpha'), ['other.md:unrelated alpha']);
+  });
 });
 
 describe('workspace index and a workspace folder replaced or removed', function () {

@@ -353,6 +353,26 @@ describe('workspace index: the early listing', function () {
     assert.equal(readAgain(logged), early?.folders.length);
   });
 
+  it('reads a tree of nested folders that are all too recent to tell once, not once per folder above each', async () => {
+    // A fresh clone: every folder is new. Read one by one, each folder would be read again as many times as it has
+    // folders above it (20 100 reads for these 200; half a million, 50 s, for 1 000).
+    const depth = 200;
+    const chain = Array.from({ length: depth }, () => 'n').join('/');
+    for (let i = 10; i <= depth; i += 10) write(`${chain.slice(0, 2 * i - 1)}/note${i}.md`);
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    let watches = 0;
+    const { index, logged } = open({
+      prelisting: async () => early,
+      watchFolder: (folder, options, listener) => (watches++, fs.watch(folder, options, listener)),
+    });
+    const files = await listed(index);
+    assert.equal(readAgain(logged), early.folders.length, 'every folder is too recent to tell');
+    assert.deepEqual(files, await crawl());
+    assert.equal(files.filter((f) => f.startsWith('n/')).length, depth / 10);
+    assert.ok(watches <= 2 * early.folders.length, `${watches} folders watched (read) for ${early.folders.length} folders`);
+  });
+
   it('answers the requests waiting for the listing before watching, and sees a change made before the watchers', async () => {
     const early = prelist(fs, root, 1_000_000);
     await sleep(TICK_MS);
