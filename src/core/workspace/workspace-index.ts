@@ -110,7 +110,7 @@ export class WorkspaceIndex {
   private texts: TextWorker | undefined;
   /** The files whose texts may be kept (listed text files), derived again when the list changes. */
   private cacheable: { version: number; files: string[] } | undefined;
-  private readonly watchers = new Map<string, fs.FSWatcher>();
+  private readonly watchers = new FolderWatchers();
   /** Size and modification time of listed files, read on first need and forgotten when a watcher names them. */
   private readonly fileStats = new Map<string, NoteStat>();
   /** The inode number of each file in fileStats (see forgetLinked). */
@@ -471,8 +471,7 @@ export class WorkspaceIndex {
     this.markWatchWanted();
     for (const answered of this.answeredWaiters.splice(0)) answered();
     clearTimeout(this.applyTimer);
-    for (const w of this.watchers.values()) w.close();
-    this.watchers.clear();
+    this.watchers.closeUnder('');
     this.texts?.close();
     this.files = [];
     this.fileStats.clear();
@@ -804,10 +803,8 @@ export class WorkspaceIndex {
           const files: string[] = [];
           const queue = [rel];
           while (queue.length) this.walkFolder(queue.pop() as string, files, queue);
-          for (const f of files) {
-            this.addFile(f);
-            touched.push(f);
-          }
+          this.addUnder(rel, files);
+          for (const f of files) touched.push(f);
         }
       } else {
         // Gone, or now a symbolic link or something else the listing skips.
@@ -902,6 +899,19 @@ export class WorkspaceIndex {
     this.version++;
   }
 
+  /**
+   * Adds the files just found under `folder`, which holds none listed (see removeUnder): they sort next to one
+   * another, so they go in at one place, at once. One by one, a workspace listed again whole (after a burst of
+   * changes the system may have dropped some of) moved the list once per file: 50 000 notes took 140 ms more.
+   */
+  private addUnder(folder: string, files: string[]): void {
+    if (files.length === 0) return;
+    files.sort(); // by UTF-16 code units, as the list is sorted
+    const at = lowerBound(this.files, folder === '' ? '' : `${folder}/`);
+    this.files = this.files.length === 0 ? files : this.files.slice(0, at).concat(files, this.files.slice(at));
+    this.version++;
+  }
+
   private removeFile(file: string): void {
     const at = lowerBound(this.files, file);
     if (this.files[at] !== file) return;
@@ -912,20 +922,67 @@ export class WorkspaceIndex {
   /** Forgets everything under a folder (files and, with `watchers`, the folder's own watchers too). */
   private removeUnder(folder: string, watchers: boolean): void {
     const prefix = folder === '' ? '' : `${folder}/`;
-    if (watchers) {
-      for (const [rel, w] of this.watchers) {
-        if (rel === folder || rel.startsWith(prefix)) {
-          w.close();
-          this.watchers.delete(rel);
-        }
-      }
-    }
+    if (watchers) this.watchers.closeUnder(folder);
     const from = lowerBound(this.files, prefix);
     let to = from;
     while (to < this.files.length && this.files[to].startsWith(prefix)) to++;
     if (to === from) return;
     this.files.splice(from, to - from);
     this.version++;
+  }
+}
+
+/**
+ * The folders' watchers, by workspace-relative path. Closing those of a folder and everything under it finds them
+ * by a binary search in their paths, kept sorted from the first such close on, not by testing every watcher: a batch of
+ * 3 000 changed notes in a workspace of 2 185 folders spent 120 ms on that.
+ */
+class FolderWatchers {
+  private readonly byPath = new Map<string, fs.FSWatcher>();
+  private sorted: string[] | undefined;
+
+  get size(): number {
+    return this.byPath.size;
+  }
+
+  has(rel: string): boolean {
+    return this.byPath.has(rel);
+  }
+
+  get(rel: string): fs.FSWatcher | undefined {
+    return this.byPath.get(rel);
+  }
+
+  set(rel: string, watcher: fs.FSWatcher): void {
+    const known = this.byPath.has(rel);
+    this.byPath.set(rel, watcher);
+    if (!known) this.sorted?.splice(lowerBound(this.sorted, rel), 0, rel);
+  }
+
+  delete(rel: string): void {
+    if (this.byPath.delete(rel)) this.sorted?.splice(lowerBound(this.sorted, rel), 1);
+  }
+
+  /** Closes and forgets the watchers of `folder` and of every folder under it ('' : all of them). */
+  closeUnder(folder: string): void {
+    if (this.byPath.size === 0) return;
+    const own = this.byPath.get(folder);
+    if (own) {
+      own.close();
+      this.delete(folder);
+    }
+    const prefix = folder === '' ? '' : `${folder}/`;
+    const sorted = (this.sorted ??= [...this.byPath.keys()].sort());
+    // Paths that start with the prefix sort next to one another, from the first one at or after it.
+    const from = lowerBound(sorted, prefix);
+    let to = from;
+    while (to < sorted.length && sorted[to].startsWith(prefix)) to++;
+    if (to === from) return;
+    for (let i = from; i < to; i++) {
+      this.byPath.get(sorted[i])?.close();
+      this.byPath.delete(sorted[i]);
+    }
+    sorted.splice(from, to - from);
   }
 }
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { IndexedSearch } from '../../../src/core/workspace/index-search';
+import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { ScanSearch, type SearchQuery } from '../../../src/core/workspace/search';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
 
@@ -162,5 +163,51 @@ describe('workspace index and a workspace folder replaced or removed', function 
     while (heard === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.ok(heard > 0, 'listeners heard of the change');
     assert.deepEqual([...index.listFiles()], ['new.md']);
+  });
+});
+
+describe('workspace index and folders that come and go', function () {
+  this.timeout(30_000);
+  let root: string;
+  let index: WorkspaceIndex;
+
+  const write = (rel: string) => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), `# ${rel}\n`);
+  };
+  const crawl = () => listWorkspaceFiles(root, { excludePatterns: [], showHiddenFiles: false });
+  const folderCount = () => 1 + fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isDirectory()).length;
+
+  beforeEach(async () => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-folders-')));
+    // Names that sort right before and after the files under "b/": a space and "-" come before "/", "0" after.
+    for (const rel of ['a/x.md', 'b c/w.md', 'b-x.md', 'b.md', 'b/c/y.md', 'b/d/z.md', 'b/e.md', 'b0.md', 'c.md']) write(rel);
+    index = new WorkspaceIndex({ root, excludePatterns: [], showHiddenFiles: false, fileExtension: '.md', maxFileSize: 1e6, maxFiles: 1000, maxBytes: 1e8, textWorkers: 1 });
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), await crawl());
+  });
+
+  afterEach(() => {
+    index.dispose();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('forgets a removed folder with its files and watchers, and lists and watches one made in its place', async () => {
+    assert.equal(index.stats().watchedFolders, folderCount());
+    fs.rmSync(path.join(root, 'b'), { recursive: true });
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), ['a/x.md', 'b c/w.md', 'b-x.md', 'b.md', 'b0.md', 'c.md']);
+    assert.equal(index.stats().watchedFolders, folderCount(), 'the watchers of the removed folders are closed');
+
+    for (const rel of ['b/c/y.md', 'b/c/y2.md', 'b/f/g/h.md', 'b/e.md']) write(rel);
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), await crawl());
+    assert.ok(index.listFiles().includes('b/f/g/h.md'));
+    assert.equal(index.stats().watchedFolders, folderCount());
+    // The new folders are watched: a note added deep inside is listed.
+    write('b/f/g/later.md');
+    assert.equal(await index.fresh(), true);
+    assert.deepEqual(index.listFiles(), await crawl());
+    assert.ok(index.listFiles().includes('b/f/g/later.md'));
   });
 });
