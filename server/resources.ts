@@ -102,6 +102,11 @@ function workspaceSettings(config: NotesConfig): Record<string, unknown> {
   return { workspace: config.workspace, files: config.files, search: config.search };
 }
 
+/** The body of notesapp://workspace/info. */
+async function workspaceInfoBody(ctx: NotesContext): Promise<Record<string, unknown>> {
+  return { ...(await currentWorkspaceInfo(ctx)), settings: workspaceSettings(ctx.config) };
+}
+
 /** The -32002 answer to a configuration key that does not exist. */
 function unknownConfigKey(ctx: NotesContext, key: string, uri: string): ProtocolError {
   return new ProtocolError(ProtocolErrorCode.resourceNotFound, `Resource not found: ${uri}. Unknown configuration key "${key}"; top-level keys: ${Object.keys(ctx.config).join(', ')}.`, { uri });
@@ -232,8 +237,7 @@ export function registerResources(ctx: NotesContext): Disposable {
     'workspace-info',
     WORKSPACE_INFO_URI,
     { title: 'Workspace info', description: 'The workspace record {path, name, noteCount, size} and the workspace-related settings.', mimeType: 'application/json' },
-    async (uri) =>
-      json(uri.href, { ...(await currentWorkspaceInfo(ctx)), settings: workspaceSettings(ctx.config) }),
+    async (uri) => json(uri.href, await workspaceInfoBody(ctx)),
   );
 
   templated(
@@ -402,9 +406,17 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   let closed = false;
 
   /**
+   * What a read of notesapp://workspace/info gave when last compared, while it is subscribed to (its note count and
+   * size change with any note's edit, not only with the note set): taken when it is subscribed to, then at each check.
+   */
+  let infoBody: string | undefined;
+  const infoNow = async () => JSON.stringify(await workspaceInfoBody(ctx));
+
+  /**
    * `force`: the list changed for sure (a tool of ours created or deleted a file, even if the snapshot was late; the
    * configuration named other plugins). `infoChanged`: the settings notesapp://workspace/info shows changed. One
-   * list_changed, and one updated for workspace/info, however many reasons there are.
+   * list_changed, and one updated for workspace/info when its read gives something else, however many reasons
+   * there are.
    */
   const checkNoteSet = async (force: boolean, infoChanged = false) => {
     // Until the first snapshot is taken (see oninitialized), only a change known for sure is announced.
@@ -412,10 +424,12 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     try {
       const current = (await ctx.listNotes(true)).join('\n');
       const listChanged = force || (snapshot !== undefined && current !== snapshot);
+      const info = subscriptions.has(WORKSPACE_INFO_URI) ? await infoNow() : undefined;
       if (server.isConnected()) {
         if (listChanged) await server.server.sendResourceListChanged();
-        if ((listChanged || infoChanged) && subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
+        if (info !== undefined && info !== infoBody && subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
       }
+      if (info !== undefined && subscriptions.has(WORKSPACE_INFO_URI)) infoBody = info;
       snapshot = current;
     } catch (err) {
       ctx.deps.log('warn', `checking the note list failed: ${(err as Error).message}`);
@@ -440,6 +454,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   ctx.onNotesChanged(() => scheduleCheck(true));
   // Changes other programs make, seen by the workspace index's watchers (see oninitialized below for when they count).
   ctx.onFilesChanged(() => !closed && scheduleCheck(false));
+  // An edit changes no list, but the size workspace/info shows.
+  ctx.onFilesTouched(() => !closed && subscriptions.has(WORKSPACE_INFO_URI) && scheduleCheck(false));
   // A changed config file: each subscribed configuration, theme or plugin URI whose value changed gets `updated`
   // at once; the note set (files.excludePatterns and the like decide it), the other resources listed and
   // workspace/info are checked as for a change of the files, giving at most one list_changed and one updated.
@@ -503,6 +519,15 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       const key = decodePart(uri.slice(CONFIG_URI_PREFIX.length), uri);
       if (!lookup(redactedConfig(ctx), key).found) throw unknownConfigKey(ctx, key, uri);
       subscriptions.set(uri, { dispose: () => undefined });
+    } else if (uri === WORKSPACE_INFO_URI) {
+      subscriptions.set(uri, { dispose: () => (infoBody = undefined) });
+      // What later reads are compared with (a check that ran meanwhile took a newer one, and told the client).
+      try {
+        const body = await infoNow();
+        if (subscriptions.has(uri)) infoBody ??= body;
+      } catch {
+        // None to compare with: the next check tells the client.
+      }
     } else if (isFixedResource(uri)) {
       // Watched through the configuration (theme, plugins, workspace/info's settings) and the note set
       // (workspace/info): see onConfigChanged and checkNoteSet above. A plugin name is decoded now, as a read

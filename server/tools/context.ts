@@ -53,6 +53,7 @@ export class NotesContext {
   private guardPromise: Promise<PathGuard> | undefined;
   private readonly listeners = new Set<() => void>();
   private readonly fileListeners = new Set<() => void>();
+  private readonly touchListeners = new Set<() => void>();
   private indexPromise: Promise<WorkspaceIndex | undefined> | undefined;
   private indexedSearch: IndexedSearch | undefined;
   private scan: { settings: string; search: ScanSearch } | undefined;
@@ -119,6 +120,9 @@ export class NotesContext {
       index.onFilesChanged(() => {
         if (this.indexPromise === made) for (const listener of this.fileListeners) listener();
       });
+      index.onChangesApplied(() => {
+        if (this.indexPromise === made) for (const listener of this.touchListeners) listener();
+      });
       return index;
     })());
     return made;
@@ -130,6 +134,14 @@ export class NotesContext {
    */
   onFilesChanged(listener: () => void): void {
     this.fileListeners.add(listener);
+  }
+
+  /**
+   * Called when a watcher of the index in use reported changes, to the list of files or only to files in it (an
+   * edit): sizes and times may differ.
+   */
+  onFilesTouched(listener: () => void): void {
+    this.touchListeners.add(listener);
   }
 
   /**

@@ -130,6 +130,7 @@ export class WorkspaceIndex {
   /** Set when a folder could not be watched: the index may miss changes, so callers fall back to the disk. */
   private unreliable: string | undefined;
   private readonly setListeners = new Set<() => void>();
+  private readonly appliedListeners = new Set<() => void>();
   /** Work the crawl waits for (a walk search): both at once on two cores made each slower. */
   private holds = 0;
   /** Set once a caller needs the listing itself: the crawl then never waits. */
@@ -353,6 +354,14 @@ export class WorkspaceIndex {
   /** Called after the list of files changed because of a watcher event (not on the first build). */
   onFilesChanged(listener: () => void): void {
     this.setListeners.add(listener);
+  }
+
+  /**
+   * Called after changes watchers reported are applied, whether or not the list of files changed: the size, time or
+   * text of a listed file may have (an edit reports the file alone).
+   */
+  onChangesApplied(listener: () => void): void {
+    this.appliedListeners.add(listener);
   }
 
   /**
@@ -818,6 +827,7 @@ export class WorkspaceIndex {
     // workers report every text read before any was.
     if (!this.readingDeferred && !this.unwatched) this.texts?.sync(this.version !== before ? this.cacheableFiles() : undefined, touched, linked);
     if (this.version !== before) for (const l of this.setListeners) l();
+    for (const l of this.appliedListeners) l();
   }
 
   /**

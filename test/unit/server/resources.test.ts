@@ -260,6 +260,22 @@ describe('MCP resource subscriptions', () => {
     const { resources } = await h.client.listResources();
     assert.ok(!resources.some((r) => r.uri.endsWith('external.md')));
   });
+
+  it('sends notifications/resources/updated for workspace/info when a note is edited, by another program or a tool (its size changes)', async () => {
+    const uri = 'notesapp://workspace/info';
+    const size = async () => jsonOf((await h.client.readResource({ uri })).contents).size as number;
+    await h.client.subscribeResource({ uri });
+    const before = await size();
+    let updated = next<string>((resolve) => h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    fs.appendFileSync(path.join(h.workspace, 'index.md'), 'x'.repeat(1000));
+    assert.equal(await updated, uri);
+    assert.equal(await size(), before + 1000);
+    updated = next<string>((resolve) => h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    await callOk(h.client, 'write_file', { path: 'index.md', content: 'Short now.\n' });
+    assert.equal(await updated, uri);
+    assert.ok((await size()) < before, 'the read gives the smaller size the notification announced');
+    await h.client.unsubscribeResource({ uri });
+  });
 });
 
 describe('MCP resources/list in pages', () => {
