@@ -88,12 +88,14 @@ function themeBody(config: NotesConfig): Record<string, unknown> {
 /** The body of notesapp://plugins/{name} under `config`. */
 function pluginBody(config: NotesConfig, name: string): Record<string, unknown> {
   // No plugin host runs in this process yet: every plugin is honestly reported as not installed.
+  const settings = redactPluginSettings(config.plugins.settings);
   return {
     name,
     installed: false,
     enabled: config.plugins.enabled.includes(name),
     status: 'not installed',
-    settings: redactPluginSettings(config.plugins.settings)[name] ?? {},
+    // Its own entry only: a plugin named `constructor` or `toString` is not the object's inherited method.
+    settings: Object.hasOwn(settings, name) ? settings[name] : {},
   };
 }
 

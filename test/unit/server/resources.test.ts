@@ -215,6 +215,21 @@ describe('MCP resources of a plugin whose name holds dots', () => {
   });
 });
 
+describe('MCP resources of plugins named like built-in object properties', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer({ config: { plugins: { enabled: ['constructor'], settings: { toString: { token: 'own-secret' } } } } });
+  });
+  after(async () => h?.close());
+
+  it('reads each with its own settings, {} when it has none, never an inherited property', async () => {
+    const read = async (name: string) => jsonOf((await h.client.readResource({ uri: `notesapp://plugins/${name}` })).contents);
+    assert.deepEqual(await read('constructor'), { name: 'constructor', installed: false, enabled: true, status: 'not installed', settings: {} });
+    assert.deepEqual(await read('toString'), { name: 'toString', installed: false, enabled: false, status: 'not installed', settings: { token: '[redacted]' } });
+    assert.deepEqual(await read('hasOwnProperty'), { name: 'hasOwnProperty', installed: false, enabled: false, status: 'not installed', settings: {} });
+  });
+});
+
 describe('MCP resource subscriptions', () => {
   let h: Harness;
   before(async () => {
