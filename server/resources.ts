@@ -397,11 +397,16 @@ function listedOthers(config: NotesConfig): string {
   return JSON.stringify([Object.keys(config), [...new Set([...config.plugins.enabled, ...Object.keys(config.plugins.settings)])].sort()]);
 }
 
+/** A subscribed URI: `ready`, when set, settles once the subscription is in force (a note's watcher started) or refused. */
+interface Subscription extends Disposable {
+  ready?: Promise<void>;
+}
+
 /** resources/subscribe on a note watches the file; the note set is watched for list_changed. */
 function registerSubscriptions(ctx: NotesContext): Disposable {
   const { server } = ctx;
   server.server.registerCapabilities({ resources: { subscribe: true, listChanged: true } });
-  const subscriptions = new Map<string, Disposable>();
+  const subscriptions = new Map<string, Subscription>();
   let snapshot: string | undefined;
   /** Whether the first snapshot of the note set is taken, or being taken: until then, snapshot may stay unset. */
   let ready = false;
@@ -500,33 +505,56 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    if (subscriptions.has(uri)) return {};
+    const existing = subscriptions.get(uri);
+    if (existing) {
+      // Subscribed already, or being subscribed by a request still checking the URI: this one answers as it does.
+      await existing.ready;
+      return {};
+    }
     if (uri.startsWith(NOTE_URI_PREFIX)) {
-      let absolute: string;
-      try {
-        const relative = decodeURIComponent(new URL(uri).href.slice(NOTE_URI_PREFIX.length));
-        absolute = (await (await ctx.guard()).resolve(relative)).absolute;
-      } catch (err) {
-        if (isNotesError(err)) throw new ProtocolError(ProtocolErrorCode.invalidParams, err.message, { uri });
-        throw new ProtocolError(ProtocolErrorCode.invalidParams, `Cannot subscribe to ${uri}: ${(err as Error).message}`, { uri });
-      }
-      subscriptions.set(
-        uri,
-        watchFileContent(absolute, () => {
+      // In the map before the path is checked: a second subscribe meanwhile starts no second watcher (which no
+      // unsubscribe would stop), and an unsubscribe meanwhile is not undone when the check ends.
+      let watcher: Disposable | undefined;
+      let unsubscribed = false;
+      const entry: Subscription = {
+        dispose: () => {
+          unsubscribed = true;
+          watcher?.dispose();
+        },
+      };
+      entry.ready = (async () => {
+        let absolute: string;
+        try {
+          const relative = decodeURIComponent(new URL(uri).href.slice(NOTE_URI_PREFIX.length));
+          absolute = (await (await ctx.guard()).resolve(relative)).absolute;
+        } catch (err) {
+          if (isNotesError(err)) throw new ProtocolError(ProtocolErrorCode.invalidParams, err.message, { uri });
+          throw new ProtocolError(ProtocolErrorCode.invalidParams, `Cannot subscribe to ${uri}: ${(err as Error).message}`, { uri });
+        }
+        if (unsubscribed) return;
+        watcher = watchFileContent(absolute, () => {
           if (server.isConnected()) void server.server.sendResourceUpdated({ uri });
-        }),
-      );
+        });
+      })();
+      subscriptions.set(uri, entry);
+      try {
+        await entry.ready;
+      } catch (err) {
+        if (subscriptions.get(uri) === entry) subscriptions.delete(uri);
+        throw err;
+      }
     } else if (uri.startsWith(CONFIG_URI_PREFIX)) {
       // A configuration value that does not exist is not a resource (the same answer a read of it gets).
       const key = decodePart(uri.slice(CONFIG_URI_PREFIX.length), uri);
       if (!lookup(redactedConfig(ctx), key).found) throw unknownConfigKey(ctx, key, uri);
       subscriptions.set(uri, { dispose: () => undefined });
     } else if (uri === WORKSPACE_INFO_URI) {
-      subscriptions.set(uri, { dispose: () => (infoBody = undefined) });
+      const entry: Subscription = { dispose: () => (infoBody = undefined) };
+      subscriptions.set(uri, entry);
       // What later reads are compared with (a check that ran meanwhile took a newer one, and told the client).
       try {
         const body = await infoNow();
-        if (subscriptions.has(uri)) infoBody ??= body;
+        if (subscriptions.get(uri) === entry) infoBody ??= body;
       } catch {
         // None to compare with: the next check tells the client.
       }

@@ -291,6 +291,38 @@ describe('MCP resource subscriptions', () => {
     assert.ok((await size()) < before, 'the read gives the smaller size the notification announced');
     await h.client.unsubscribeResource({ uri });
   });
+
+  it('sends nothing for a note after its unsubscribe, also when subscribe requests for it were sent together or just before', async () => {
+    const twice = 'notesapp://notes/journal/2024-03-02.md';
+    const thenUnsubscribed = 'notesapp://notes/archive/old-draft.md';
+    const marker = 'notesapp://notes/meetings/2024-03-01%20Standup.md';
+    const heard: string[] = [];
+    let onMarker: (() => void) | undefined;
+    h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+      if (n.params.uri === marker) onMarker?.();
+    });
+    // Two views of one note subscribing at once, then one unsubscribe; and a subscribe with its unsubscribe sent
+    // right after it, unanswered yet: the unsubscribe, sent last, is what holds.
+    await Promise.all([h.client.subscribeResource({ uri: twice }), h.client.subscribeResource({ uri: twice })]);
+    await h.client.unsubscribeResource({ uri: twice });
+    await Promise.all([h.client.subscribeResource({ uri: thenUnsubscribed }), h.client.unsubscribeResource({ uri: thenUnsubscribed })]);
+    await h.client.subscribeResource({ uri: marker });
+    fs.appendFileSync(path.join(h.workspace, 'journal', '2024-03-02.md'), '\nChanged after the unsubscribe.\n');
+    fs.appendFileSync(path.join(h.workspace, 'archive', 'old-draft.md'), '\nChanged after the unsubscribe.\n');
+    // The subscribed note changes after them, three times, each change heard before the next: files are compared
+    // every 200 ms, so by the third a watcher left on the others would have reported them.
+    for (let i = 0; i < 3; i++) {
+      const heardMarker = new Promise<void>((resolve) => (onMarker = resolve));
+      fs.appendFileSync(path.join(h.workspace, 'meetings', '2024-03-01 Standup.md'), `\nChange ${i}.\n`);
+      await heardMarker;
+    }
+    assert.deepEqual(
+      heard.filter((uri) => uri !== marker),
+      [],
+    );
+    await h.client.unsubscribeResource({ uri: marker });
+  });
 });
 
 describe('MCP resources/list in pages', () => {
