@@ -28,11 +28,14 @@ export function watchFileContent(absolute: string, onChange: () => void, interva
     last = signature(undefined);
   }
   let polling = false;
+  let disposed = false;
   const timer = setInterval(() => {
     if (polling) return;
     polling = true;
     fs.stat(absolute, (err, stat) => {
       polling = false;
+      // A look under way when the watch was disposed (an unsubscribe) reports nothing.
+      if (disposed) return;
       const now = signature(err ? undefined : stat);
       if (now !== last) {
         last = now;
@@ -41,5 +44,10 @@ export function watchFileContent(absolute: string, onChange: () => void, interva
     });
   }, intervalMs);
   timer.unref();
-  return { dispose: () => clearInterval(timer) };
+  return {
+    dispose: () => {
+      disposed = true;
+      clearInterval(timer);
+    },
+  };
 }
