@@ -58,8 +58,8 @@ export function registerFileTools(ctx: NotesContext): void {
       created: z.boolean().describe('True when the file did not exist before.'),
     },
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: async ({ path, content }) => {
-      const result = await (await ctx.files()).write(path, content, { exclusive: false });
+    run: async ({ path, content }, extra) => {
+      const result = await (await ctx.files()).write(path, content, { exclusive: false, signal: extra.signal });
       if (result.created) ctx.notesChanged();
       return { structured: { success: true as const, ...result } };
     },
@@ -106,8 +106,8 @@ export function registerFileTools(ctx: NotesContext): void {
     },
     // Idempotent as MCP means it: a repeated call has no further effect (it fails with "already exists").
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-    run: async ({ path, content }) => {
-      const result = await (await ctx.files()).write(path, content ?? '', { exclusive: true });
+    run: async ({ path, content }, extra) => {
+      const result = await (await ctx.files()).write(path, content ?? '', { exclusive: true, signal: extra.signal });
       ctx.notesChanged();
       return { structured: { success: true as const, path: result.path, bytes: result.bytes } };
     },
@@ -128,8 +128,8 @@ export function registerFileTools(ctx: NotesContext): void {
     },
     // Idempotent as MCP means it: a repeated call has no further effect (it fails with "File not found").
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: async ({ path }) => {
-      const result = await (await ctx.files()).delete(path);
+    run: async ({ path }, extra) => {
+      const result = await (await ctx.files()).delete(path, { signal: extra.signal });
       ctx.notesChanged();
       return { structured: { success: true as const, deleted: result.path, size: result.size, message: `Deleted ${result.path} (${result.size} bytes).` } };
     },

@@ -39,7 +39,7 @@ export function registerNoteTools(ctx: NotesContext): void {
       bytes: z.number(),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    run: async ({ title, content, folder }) => {
+    run: async ({ title, content, folder }, extra) => {
       const files = await ctx.files();
       const guard = await ctx.guard();
       const target = folder ? await guard.resolve(folder) : { relative: '', absolute: guard.realRoot };
@@ -53,7 +53,7 @@ export function registerNoteTools(ctx: NotesContext): void {
         if (taken.has(fileName.toLowerCase())) continue;
         const candidate = path.posix.join(base, fileName);
         try {
-          const result = await files.write(candidate, text, { exclusive: true });
+          const result = await files.write(candidate, text, { exclusive: true, signal: extra.signal });
           ctx.notesChanged();
           return { structured: { success: true as const, path: result.path, title: oneLineTitle(title), bytes: result.bytes } };
         } catch (err) {
@@ -101,7 +101,7 @@ export function registerNoteTools(ctx: NotesContext): void {
     },
     // Destructive: given keys replace their old values, and keys set to null are removed.
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-    run: async ({ path: p, metadata }) => {
+    run: async ({ path: p, metadata }, extra) => {
       const files = await ctx.files();
       // Read, merged and written with no other write of this server to the note in between: updates sent
       // together each keep their keys.
@@ -111,7 +111,7 @@ export function registerNoteTools(ctx: NotesContext): void {
         }
         const updated = updateFrontmatter(text, metadata);
         return { text: updated.text, result: updated.data };
-      });
+      }, { signal: extra.signal });
       return { structured: { success: true as const, path: relative, frontmatter } };
     },
   });

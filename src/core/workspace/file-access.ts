@@ -1,6 +1,6 @@
 // Every file read and write of the server: through the PathGuard, within security.maxFileSize, crash-safe writes.
 import fs from 'node:fs/promises';
-import { constants as fsConstants, renameSync, statSync, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, constants as fsConstants, linkSync, openSync, renameSync, statSync, unlinkSync, type BigIntStats, type Stats } from 'node:fs';
 import path from 'node:path';
 import { NotesError } from '../errors';
 import { readNoWaitFlags } from '../read-flags';
@@ -201,22 +201,42 @@ async function syncFolder(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Throws when the request behind a change was cancelled or timed out. It is called right before the change is made
+ * (the rename, link or unlink that makes it), with nothing awaited in between, so the change is made only for a
+ * request still running then: one whose caller was told it timed out or was cancelled leaves the file as it was.
+ */
+type StopCheck = () => void;
+
+/** The StopCheck for `signal`: a NotesError saying nothing was changed. */
+function stopCheck(signal: AbortSignal | undefined, relative: string): StopCheck {
+  return () => {
+    if (signal?.aborted) {
+      throw new NotesError('INTERNAL', `The change to "${relative}" was stopped (the request was cancelled or timed out); nothing was changed.`, { path: relative });
+    }
+  };
+}
+
 /** What tells one version of a file from another: which file the path names, its size and change times. */
 function versionOf(stat: BigIntStats): string {
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 /**
- * Replaces (or creates) a file all or nothing: temporary file, fsync, rename over it, fsync of the folder. With
+ * Replaces (or creates) a file all or nothing: temporary file, fsync, rename over it, fsync of the folder. `stop`
+ * throws when the request was stopped meanwhile; the file is then left as it was. With
  * `version` (see versionOf), the file is replaced only while it is still that version: once the temporary file is
  * written, it is checked and renamed at once, with nothing else run in between (false is returned, and nothing
  * changed, when another program changed or replaced it).
  */
-async function replaceAtomic(absolute: string, content: string, kept: Kept | undefined, version?: string): Promise<boolean> {
+async function replaceAtomic(absolute: string, content: string, kept: Kept | undefined, stop: StopCheck, version?: string): Promise<boolean> {
   const dir = path.dirname(absolute);
   const temp = await writeTemp(dir, content, kept);
   try {
-    if (version === undefined) await fs.rename(temp, absolute);
+    // Checked and renamed in one step: a request stopped before this point changes nothing, and one that is not
+    // cannot be stopped halfway (see StopCheck).
+    stop();
+    if (version === undefined) renameSync(temp, absolute);
     else {
       const now = statSync(absolute, { bigint: true, throwIfNoEntry: false });
       if (!now || versionOf(now) !== version) {
@@ -241,22 +261,25 @@ const UPDATE_ATTEMPTS = 5;
  * name, then hard-linked to its name (which fails if the name exists), so a crash never leaves an empty or
  * partial file and two concurrent creates cannot both succeed.
  */
-async function createExclusive(absolute: string, relative: string, content: string): Promise<void> {
+async function createExclusive(absolute: string, relative: string, content: string, stop: StopCheck): Promise<void> {
   const exists = () => new NotesError('ALREADY_EXISTS', `"${relative}" already exists.`, { path: relative });
   const temp = await writeTemp(path.dirname(absolute), content, undefined);
   try {
-    await fs.link(temp, absolute);
+    // Checked and linked in one step, as in replaceAtomic.
+    stop();
+    linkSync(temp, absolute);
   } catch (err) {
     if (errnoCode(err) === 'EEXIST') throw exists();
+    if (err instanceof NotesError) throw err; // stopped
     // File systems without hard links: claim the name, then rename over the claim (a crash in between can
     // leave the claimed empty file there only).
     try {
-      await (await fs.open(absolute, 'wx')).close();
+      closeSync(openSync(absolute, 'wx'));
     } catch (claimErr) {
       if (errnoCode(claimErr) === 'EEXIST') throw exists();
       throw claimErr;
     }
-    await fs.rename(temp, absolute);
+    renameSync(temp, absolute);
   } finally {
     await fs.rm(temp, { force: true });
   }
@@ -541,13 +564,14 @@ export class FileAccess {
 
   /**
    * Writes text crash-safely (temporary file, fsync, rename; the file's mode is kept). `exclusive` refuses an
-   * existing path; otherwise an existing file is replaced. Parent folders are created.
+   * existing path; otherwise an existing file is replaced. Parent folders are created. Once `signal` is aborted
+   * (the request was cancelled or timed out) the write stops before it changes anything, should it not be done yet.
    */
-  async write(userPath: string, content: string, opts: { exclusive: boolean }): Promise<WriteResult> {
+  async write(userPath: string, content: string, opts: { exclusive: boolean; signal?: AbortSignal }): Promise<WriteResult> {
     const guarded = await this.resolveFile(userPath);
     this.checkWriteTarget(guarded);
     return oneAtATime(guarded.real, async () => {
-      const result = await this.writeTo(guarded, content, opts);
+      const result = await this.writeTo(guarded, content, { exclusive: opts.exclusive, stop: stopCheck(opts.signal, guarded.relative) });
       // Only a write of a given version (update) can end without writing.
       if (!result) throw new Error(`"${guarded.relative}" was not written`);
       return result;
@@ -558,11 +582,16 @@ export class FileAccess {
    * Reads a note's text, changes it with `change` and writes the result, with no write of this server to the same
    * file in between (see oneAtATime). The text must be valid UTF-8: a file that is not would come back with
    * U+FFFD in place of its other bytes. A change that leaves the text as it is writes nothing: the file, its
-   * modification time and an editor holding it open are left alone.
+   * modification time and an editor holding it open are left alone. `signal`: as for write().
    */
-  async update<T>(userPath: string, change: (text: string, relative: string) => { text: string; result: T }): Promise<{ path: string; result: T }> {
+  async update<T>(
+    userPath: string,
+    change: (text: string, relative: string) => { text: string; result: T },
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<{ path: string; result: T }> {
     const guarded = await this.resolveFile(userPath);
     this.checkWriteTarget(guarded);
+    const stop = stopCheck(opts.signal, guarded.relative);
     return oneAtATime(guarded.real, async () => {
       for (let attempt = 1; ; attempt++) {
         const { path: relative, text, version } = await this.readGuardedText(guarded, { strict: true });
@@ -571,7 +600,7 @@ export class FileAccess {
         // Another program (another server, an editor) may change the note between this read and the rename: the
         // note is replaced only if it is still the version read; otherwise the change is made again on the new
         // text, so that program's edit is not written over.
-        if (await this.writeTo(guarded, changed.text, { exclusive: false, version })) return { path: relative, result: changed.result };
+        if (await this.writeTo(guarded, changed.text, { exclusive: false, version, stop })) return { path: relative, result: changed.result };
         if (attempt === UPDATE_ATTEMPTS) {
           throw new NotesError(
             'FILE_SYSTEM',
@@ -593,8 +622,10 @@ export class FileAccess {
    * Writes where the path leads: a symbolic link inside the workspace is written through, not replaced. With
    * `version` (see replaceAtomic), undefined when the file was no longer that version and nothing was written.
    */
-  private async writeTo(guarded: GuardedPath, content: string, opts: { exclusive: boolean; version?: string }): Promise<WriteResult | undefined> {
+  private async writeTo(guarded: GuardedPath, content: string, opts: { exclusive: boolean; version?: string; stop: StopCheck }): Promise<WriteResult | undefined> {
     const { relative, real } = guarded;
+    // A request stopped while it waited for another write to the file makes no folders either.
+    opts.stop();
     const bytes = this.checkWritable(relative, content);
     const leads = this.guard.toRelative(real);
     if (leads !== relative) this.checkWritable(leads, content);
@@ -616,8 +647,8 @@ export class FileAccess {
     try {
       created = await makeFolders(path.dirname(real));
       await removeStaleTemps(path.dirname(real));
-      if (opts.exclusive) await createExclusive(real, relative, content);
-      else if (!(await replaceAtomic(real, content, kept, opts.version))) return undefined;
+      if (opts.exclusive) await createExclusive(real, relative, content, opts.stop);
+      else if (!(await replaceAtomic(real, content, kept, opts.stop, opts.version))) return undefined;
     } catch (err) {
       // A failed write leaves no empty folders made for it behind.
       await removeFolders(created);
@@ -641,8 +672,11 @@ export class FileAccess {
     }
   }
 
-  /** Deletes a file (never a folder); a symbolic link is removed itself, not what it leads to. */
-  async delete(userPath: string): Promise<{ path: string; size: number }> {
+  /**
+   * Deletes a file (never a folder); a symbolic link is removed itself, not what it leads to. `signal`: as for
+   * write().
+   */
+  async delete(userPath: string, opts: { signal?: AbortSignal } = {}): Promise<{ path: string; size: number }> {
     const guarded = await this.resolveFile(userPath);
     const { relative } = guarded;
     this.checkNotExcluded(relative);
@@ -656,7 +690,13 @@ export class FileAccess {
       // Removing a name needs only its folder to be writable; a note the server may not write (read-only, or another
       // user's) is no more its to delete than to replace (see writeTo). A link's own permissions mean nothing.
       if (stat.isFile()) await this.checkOwnWritePermission(entry, relative);
-      await fs.unlink(entry).catch((err: unknown) => mapFsError(err, relative));
+      // Checked and removed in one step (see StopCheck).
+      stopCheck(opts.signal, relative)();
+      try {
+        unlinkSync(entry);
+      } catch (err) {
+        mapFsError(err, relative);
+      }
       return { path: relative, size: stat.size };
     });
   }

@@ -253,6 +253,52 @@ describe('cancelled requests over real stdio', function () {
     assert.equal(server.messages.filter((m) => m.id === 0).length, 1, 'nothing was sent for the cancelled request');
   });
 
+  it('changes no file for a write, create, delete or metadata update cancelled before it was made', async () => {
+    server = new RawServer();
+    await server.initialize();
+    const ws = server.workspace;
+    fs.writeFileSync(path.join(ws, 'keep.md'), 'old');
+    fs.writeFileSync(path.join(ws, 'gone.md'), 'old');
+    fs.writeFileSync(path.join(ws, 'meta.md'), 'old');
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['write_file', { path: 'keep.md', content: 'new' }],
+      ['write_file', { path: 'new/deep/a.md', content: 'new' }],
+      ['create_file', { path: 'c.md', content: 'new' }],
+      ['create_note', { title: 'Fresh' }],
+      ['update_note_metadata', { path: 'meta.md', metadata: { status: 'done' } }],
+      ['delete_file', { path: 'gone.md' }],
+    ];
+    // Each call and its cancellation in one write: the cancellation arrives while the call is still on its way to
+    // the file system.
+    server.write(
+      calls
+        .map(([name, args], i) =>
+          [
+            JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name, arguments: args } }),
+            JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: i + 1, reason: 'user pressed stop' } }),
+          ].join('\n'),
+        )
+        .join('\n') + '\n',
+    );
+    // The server exits once its work is done, the work of the cancelled calls included.
+    server.child.stdin.end();
+    assert.equal(await server.exited, 0);
+    assert.deepEqual(server.messages.filter((m) => m.id !== 'init'), [], 'no reply for a cancelled call');
+    assert.deepEqual(fs.readdirSync(ws).sort(), ['gone.md', 'keep.md', 'meta.md'], 'no file, folder or temporary file made');
+    for (const name of ['keep.md', 'gone.md', 'meta.md']) assert.equal(fs.readFileSync(path.join(ws, name), 'utf8'), 'old', name);
+  });
+
+  it('changes no file for a write that timed out before it was made, though the client was told it was cancelled', async () => {
+    server = new RawServer({ args: ['--timeout-ms', '1'] });
+    await server.initialize();
+    // Large enough that writing it takes longer than the 1 ms timeout.
+    const reply = server.request('w', 'tools/call', { name: 'write_file', arguments: { path: 'big/note.md', content: 'x'.repeat(9_000_000) } });
+    assert.equal((await reply).error?.code, -32001);
+    server.child.stdin.end();
+    assert.equal(await server.exited, 0);
+    assert.deepEqual(fs.readdirSync(server.workspace), [], 'the note, its folder and its temporary file are not there');
+  });
+
   it('ignores a cancellation for an id that is not running', async () => {
     server = new RawServer();
     await server.initialize();
