@@ -99,14 +99,28 @@ export class Logger {
     }
   }
 
+  /**
+   * Moves the files up by one and starts a new one. A file that is not there (deleted by the user, or rotated away
+   * by another server at the same moment) is skipped: the new file is opened whatever became of the old ones, or
+   * nothing would be logged to the file again.
+   */
   private rotate(file: string): void {
     this.close();
-    for (let i = this.maxFiles - 1; i >= 1; i--) {
-      if (fs.existsSync(`${file}.${i}`)) fs.renameSync(`${file}.${i}`, `${file}.${i + 1}`);
+    try {
+      for (let i = this.maxFiles - 1; i >= 1; i--) renameIfThere(`${file}.${i}`, `${file}.${i + 1}`);
+      if (this.maxFiles > 0) renameIfThere(file, `${file}.1`);
+      else fs.rmSync(file, { force: true });
+    } finally {
+      this.open(file);
     }
-    if (this.maxFiles > 0) fs.renameSync(file, `${file}.1`);
-    else fs.rmSync(file, { force: true });
-    this.open(file);
+  }
+}
+
+function renameIfThere(from: string, to: string): void {
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }
 

@@ -40,6 +40,17 @@ describe('Logger', () => {
     assert.match(fs.readFileSync(`${file}.1`, 'utf8'), /line \d+/);
   });
 
+  it('writes the file again after it was deleted, from the next rotation on', () => {
+    const file = path.join(dir, 'mcp-server.log');
+    const logger = new Logger({ file, stderr: sink(), maxBytes: 1000 });
+    logger.log('info', 'before the file was deleted');
+    fs.rmSync(file);
+    for (let i = 0; i < 50; i++) logger.log('info', `line ${i} ${'x'.repeat(30)}`);
+    logger.close();
+    assert.ok(fs.existsSync(file), 'a new log file was started');
+    assert.match(fs.readFileSync(file, 'utf8'), /line 49 x+\n$/);
+  });
+
   it('never writes a secret, in the message or in fields', () => {
     const err = sink();
     const file = path.join(dir, 'mcp-server.log');
