@@ -199,8 +199,11 @@ export class HardenedStdioTransport implements Transport {
   private ended = false;
   private readonly inputDone = new AbortController();
   private closed = false;
+  /** Bad messages not logged yet, the last of them, when bad input was last logged, and the timer that logs the rest. */
   private invalidCount = 0;
-  private lastInvalidLog = 0;
+  private lastInvalid = '';
+  private lastInvalidLog = -Infinity;
+  private invalidTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: HardenedTransportOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -244,6 +247,7 @@ export class HardenedStdioTransport implements Transport {
     this.stdin.off('end', this.onEnd);
     for (const entry of this.inFlight.values()) clearTimeout(entry.timer);
     this.inFlight.clear();
+    this.reportInvalid();
     this.stdin.pause();
     this.onclose?.();
   }
@@ -679,15 +683,30 @@ export class HardenedStdioTransport implements Transport {
     void this.write(errorResponse(id, payloadTooLargeError(this.options.limits, size)));
   }
 
-  /** Logs bad input without letting a flood of it flood the log: at most one line a second. */
+  /**
+   * Logs bad input without letting a flood of it flood the log: at most one line a second. What comes within the
+   * second after a line is counted and logged at its end, so a burst of bad messages is never left unsaid.
+   */
   private noteInvalid(what: string): void {
     this.invalidCount++;
-    const t = this.now();
-    if (t - this.lastInvalidLog < 1000) return;
-    const more = this.invalidCount > 1 ? ` (${this.invalidCount - 1} more bad messages since the last report)` : '';
-    this.options.log('warn', `bad input: ${what}${more}`);
+    this.lastInvalid = what;
+    const wait = this.lastInvalidLog + 1000 - this.now();
+    if (wait <= 0) this.reportInvalid();
+    else if (!this.invalidTimer) {
+      this.invalidTimer = setTimeout(() => this.reportInvalid(), wait);
+      this.invalidTimer.unref();
+    }
+  }
+
+  /** Logs the bad messages counted since the last line about them, if any. */
+  private reportInvalid(): void {
+    clearTimeout(this.invalidTimer);
+    this.invalidTimer = undefined;
+    if (this.invalidCount === 0) return;
+    const what = this.invalidCount > 1 ? `${this.invalidCount} bad messages since the last report, the last: ${this.lastInvalid}` : this.lastInvalid;
+    this.options.log('warn', `bad input: ${what}`);
     this.invalidCount = 0;
-    this.lastInvalidLog = t;
+    this.lastInvalidLog = this.now();
   }
 }
 

@@ -114,4 +114,15 @@ describe('server logs over real stdio', function () {
     assert.ok(!log.includes(SECRET) && !server.stderr.includes(SECRET), 'the apiKey is never logged');
     assert.deepEqual(server.strayStdout, []);
   });
+  it('logs a burst of bad lines as the first one and, a second later, how many more came', async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'notes-cfg-'));
+    server = new RawServer();
+    await server.initialize();
+    server.write('not json\n'.repeat(100));
+    await server.waitForStderr(/bad input: line of 8 bytes is not JSON\n/);
+    // Nothing more comes: the other 99 are logged once the second is over, not only at the next bad line.
+    await server.waitForStderr(/bad input: 99 bad messages since the last report, the last: line of 8 bytes is not JSON/, 5000);
+    assert.equal(server.messages.filter((m) => m.error?.code === -32700).length, 100, 'each line was answered');
+    assert.equal(server.stderr.match(/bad input/g)?.length, 2, 'two log lines for the burst');
+  });
 });
