@@ -6,6 +6,7 @@ import {
   ClientRequestSchema,
   ErrorCode,
   JSONRPCMessageSchema,
+  JSONRPCRequestSchema,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
@@ -783,5 +784,25 @@ function describeInvalid(value: unknown): string {
   if ('id' in value && !(typeof value.id === 'string' || Number.isSafeInteger(value.id))) return 'id must be a string or an integer';
   if (typeof value.method !== 'string') return 'method must be a string';
   if ('params' in value && !isPlainObject(value.params)) return 'params must be an object';
-  return 'not a valid JSON-RPC 2.0 request';
+  return requestIssue(value) ?? 'not a valid JSON-RPC 2.0 request';
+}
+
+/**
+ * What the SDK's schema of a request finds wrong with `value` once the checks above pass: a member other than
+ * jsonrpc, id, method and params, or a params field of MCP's of the wrong type (`_meta`, its `progressToken`).
+ */
+function requestIssue(value: unknown): string | undefined {
+  const parsed = JSONRPCRequestSchema.safeParse(value);
+  const issue = parsed.success ? undefined : parsed.error.issues[0];
+  if (!issue) return undefined;
+  if (issue.code === 'unrecognized_keys' && issue.path.length === 0) {
+    const names = issue.keys.map((k) => JSON.stringify(k)).join(', ');
+    return `it has the member${issue.keys.length > 1 ? 's' : ''} ${names}; a request holds only jsonrpc, id, method and params`;
+  }
+  const where = issue.path.map(String).join('.') || '(root)';
+  if (issue.code === 'invalid_union') {
+    const expected = [...new Set(issue.errors.flat().map((e) => (e.code === 'invalid_type' ? e.expected : undefined)))];
+    if (expected.length > 0 && expected.every((e) => e !== undefined)) return `${where} must be a ${expected.join(' or a ')}`;
+  }
+  return `${where}: ${issue.message}`;
 }
