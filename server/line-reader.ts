@@ -2,8 +2,11 @@
 
 export type LineEvent =
   | { kind: 'line'; bytes: Buffer }
-  /** A line over the cap: dropped while it streamed past, with what could be read of its id. */
-  | { kind: 'oversized'; size: number; id: string | number | null; looksLikeNotification: boolean };
+  /**
+   * A line over the cap: dropped while it streamed past, with what could be read of its id. `noReply`: it looks like
+   * a notification (a method, no id) or a response (a result or an error, no method), which JSON-RPC never answers.
+   */
+  | { kind: 'oversized'; size: number; id: string | number | null; noReply: boolean };
 
 export class LineReader {
   private chunks: Buffer[] = [];
@@ -61,7 +64,7 @@ export class LineReader {
     if (this.oversized) {
       const { size, sniffer } = this.oversized;
       this.oversized = undefined;
-      return { kind: 'oversized', size, id: sniffer.id, looksLikeNotification: sniffer.sawMethod && !sniffer.sawId };
+      return { kind: 'oversized', size, id: sniffer.id, noReply: sniffer.noReply };
     }
     let bytes = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
     this.chunks = [];
@@ -70,7 +73,7 @@ export class LineReader {
     if (bytes.length > this.maxLineBytes) {
       const sniffer = new TopLevelSniffer();
       sniffer.feed(bytes);
-      return { kind: 'oversized', size: bytes.length, id: sniffer.id, looksLikeNotification: sniffer.sawMethod && !sniffer.sawId };
+      return { kind: 'oversized', size: bytes.length, id: sniffer.id, noReply: sniffer.noReply };
     }
     return { kind: 'line', bytes };
   }
@@ -87,6 +90,8 @@ export class TopLevelSniffer {
   id: string | number | null = null;
   sawId = false;
   sawMethod = false;
+  /** A top-level "result" or "error": a response to one of the server's requests, when there is no "method". */
+  sawResponse = false;
   private depth = 0;
   private inString = false;
   private escape = false;
@@ -168,12 +173,18 @@ export class TopLevelSniffer {
             this.awaitingIdValue = true;
           }
           if (this.lastKey === 'method') this.sawMethod = true;
+          if (this.lastKey === 'result' || this.lastKey === 'error') this.sawResponse = true;
           this.lastKey = '';
         }
         return;
       default:
         return;
     }
+  }
+
+  /** A notification or a response, as far as the text read shows: JSON-RPC answers neither. */
+  get noReply(): boolean {
+    return this.sawMethod ? !this.sawId : this.sawResponse;
   }
 
   private endString(): void {

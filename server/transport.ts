@@ -384,7 +384,7 @@ export class HardenedStdioTransport implements Transport {
       try {
         if (event.kind === 'line') yieldAfter = this.handleLine(event.bytes);
         else if (event.kind === 'item') yieldAfter = this.handleBatchItem(event.value, event.slot);
-        else this.handleOversized(event.size, event.id, event.looksLikeNotification);
+        else this.handleOversized(event.size, event.id, event.noReply);
       } catch (err) {
         // A bug in handling one message must not end the connection.
         this.options.log('error', `failed to handle a message: ${(err as Error).stack ?? String(err)}`);
@@ -678,9 +678,11 @@ export class HardenedStdioTransport implements Transport {
     }), slot);
   }
 
-  private handleOversized(size: number, id: RequestId | null, looksLikeNotification: boolean): void {
+  private handleOversized(size: number, id: RequestId | null, noReply: boolean): void {
     this.options.log('warn', `dropped an incoming message of ${size} bytes over the ${this.options.limits.maxPayloadBytes}-byte limit`, { id });
-    if (looksLikeNotification) return;
+    // A notification, or a response to a request of the server's: an error with its id would be taken by the
+    // client for the answer to its own request of that id.
+    if (noReply) return;
     void this.write(errorResponse(id, payloadTooLargeError(this.options.limits, size)));
   }
 

@@ -177,6 +177,14 @@ describe('JSON-RPC robustness over real stdio', function () {
       assert.equal(errors[0].error?.code, -32004);
     });
 
+    it('does not answer an oversized response to the server, which the client would take for the answer to its own request', async () => {
+      server.send({ jsonrpc: '2.0', id: 5, result: { content: { type: 'text', text: big(LIMIT) } } });
+      server.send({ jsonrpc: '2.0', id: 6, error: { code: -1, message: 'refused', data: { pad: big(LIMIT) } } });
+      assert.deepEqual((await server.request('after', 'ping')).result, {});
+      assert.deepEqual(server.messages.filter((m) => m.id !== 'after'), []);
+      await server.waitForStderr(/(dropped an incoming message of \d+ bytes over the 10485760-byte limit[^]*){2}/);
+    });
+
     it('turns a result over the limit into -32005 that says how to read in ranges, and serves the ranges', async () => {
       // read_file returns at most 1 MiB a call, as text and as structured content; control characters take six bytes
       // each in JSON (\u0001), so one full range of them makes a reply of about 12 MB.

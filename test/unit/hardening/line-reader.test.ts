@@ -32,7 +32,7 @@ describe('LineReader', () => {
     const reader = new LineReader(10);
     const events = reader.push(Buffer.from(`${'a'.repeat(10)}\r\n${'b'.repeat(11)}\nok\n`));
     assert.deepEqual(events[0], { kind: 'line', bytes: Buffer.from('a'.repeat(10)) });
-    assert.deepEqual(events[1], { kind: 'oversized', size: 11, id: null, looksLikeNotification: false });
+    assert.deepEqual(events[1], { kind: 'oversized', size: 11, id: null, noReply: false });
     assert.deepEqual(events[2], { kind: 'line', bytes: Buffer.from('ok') });
   });
 
@@ -75,6 +75,23 @@ describe('TopLevelSniffer', () => {
       const s = new TopLevelSniffer();
       s.feed(Buffer.from(text));
       assert.equal(s.id, null, text);
+    }
+  });
+
+  it('tells the messages JSON-RPC never answers, notifications and responses, from requests', () => {
+    const cases: Array<[string, boolean]> = [
+      ['{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":1}}', true],
+      ['{"jsonrpc":"2.0","id":5,"result":{"content":"…"}}', true],
+      ['{"jsonrpc":"2.0","error":{"code":1,"message":"m"},"id":"s"}', true],
+      ['{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"result":1}}', false],
+      ['{"jsonrpc":"2.0","params":{"result":1},"id":5,"method":"x"}', false],
+      ['{"jsonrpc":"2.0","params":{"error":1,"method":"x"},"id":5}', false],
+      ['[{"id":1,"result":{}}]', false],
+    ];
+    for (const [text, noReply] of cases) {
+      const s = new TopLevelSniffer();
+      feedBytewise(s, text);
+      assert.equal(s.noReply, noReply, text);
     }
   });
 
