@@ -27,8 +27,8 @@ MCP server for a folder of notes, speaking JSON-RPC 2.0 over stdio.
 // stderr plus ~/.notesapp/logs/mcp-server.log; created on first use so --help and --version touch no file.
 let logger: Logger | undefined;
 const getLogger = (): Logger => (logger ??= new Logger({ file: path.join(logDir(), 'mcp-server.log') }));
-function log(level: LogLevel, message: string): void {
-  getLogger().log(level, message);
+function log(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
+  getLogger().log(level, message, fields);
 }
 
 function loadConfig(file: string): NotesConfig {

@@ -108,8 +108,8 @@ describe('server logs over real stdio', function () {
     await server.waitForStderr(/ping ok in \d+ ms[\s\S]*ping ok in \d+ ms/);
     const log = fs.readFileSync(server.logFile, 'utf8');
     assert.match(log, /\[info\] initialize ok in \d+ ms/);
-    assert.match(log, /\[info\] ping ok in \d+ ms/);
-    assert.match(log, /\[warn\] no\/such-method error -32601 in \d+ ms/);
+    assert.match(log, /\[info\] ping ok in \d+ ms \{"id":"p1"\}/);
+    assert.match(log, /\[warn\] no\/such-method error -32601 in \d+ ms \{"id":"m1"\}/);
     assert.match(log, /\[warn\] bad input: line of 8 bytes is not JSON/);
     assert.ok(!log.includes(SECRET) && !server.stderr.includes(SECRET), 'the apiKey is never logged');
     assert.deepEqual(server.strayStdout, []);
