@@ -234,6 +234,10 @@ export class ConfigStore {
     // last copy, and an edit in place changes the first).
     const readBack = parseConfigBytes(Buffer.from(file.text, 'utf8'));
     if (!sameConfig(readBack.config, parsed.data)) {
+      // Values the file held that the update makes valid again (a customTheme given the name it lacked keeps the
+      // colors the file holds) are part of what the file now says: reported, once every value the update names
+      // reads back as the update set it.
+      if (paths.every((p) => isDeepStrictEqual(valueAt(readBack.config, p), valueAt(parsed.data, p)))) return { config: readBack.config, ...file };
       const twice = duplicateKeys(load.text ?? '');
       throw new NotesError(
         'CONFIG_INVALID',

@@ -127,7 +127,8 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
   kept): the update is refused with \`CONFIG_INVALID\` saying where the syntax error is; fix the file or reset it. So is
   an update to a file that holds a key twice in one object where the update would land (JSON's last copy counts, an
   edit in place changes the first): the error names the key. Every update is read back before it is written and
-  must give the configuration it reports; nor is anything written (an update, a plugin setting, a reset, a migration)
+  must give the configuration it reports (values of the file it makes valid again count: a \`customTheme\` without
+  its \`name\`, given one, keeps the colors the file holds); nor is anything written (an update, a plugin setting, a reset, a migration)
   that would make the file larger than the 16 MiB a configuration file is read up to: such an update is refused with
   \`CONFIG_INVALID\` naming the limit, and the file stays as it was. Writes are atomic (temp file + rename). Updates within one process run one
   after another; between processes (the extension, a server, a second window) a lock file \`config.json.lock\` (taken over after 10 s if its owner

@@ -139,6 +139,16 @@ describe('config store', () => {
       assert.equal(fs.existsSync(`${tmp.file}.lock`), false, 'the lock is released');
     });
 
+    it('gives a customTheme without its name the name, keeping the colors the file holds', async () => {
+      fs.writeFileSync(tmp.file, '{\n  "version": "1.1.0",\n  "customTheme": { "colors": { "background": "#101010" } }\n}\n');
+      assert.equal((await store.readConfig()).customTheme, null, 'without a name the theme takes its default');
+      const result = await store.updateConfig({ theme: 'custom', customTheme: { name: 'Night' } });
+      const expected = { name: 'Night', colors: { background: '#101010' }, syntax: {} };
+      assert.deepEqual(result.customTheme, expected);
+      assert.deepEqual((await store.readConfig()).customTheme, expected);
+      assert.deepEqual((readJson(tmp.file) as unknown as NotesConfig).customTheme, { colors: { background: '#101010' }, name: 'Night' });
+    });
+
     it('takes over a lock left behind by a crashed process', async () => {
       fs.writeFileSync(`${tmp.file}.lock`, '99999');
       const old = new Date(Date.now() - 60_000);
