@@ -43,6 +43,19 @@ export function parseJsonc(text: string): JsoncParse {
 }
 
 /**
+ * True for a text that holds no value: nothing, or only white space and comments (VS Code reads a settings file
+ * like that as empty). An unterminated comment is not this: it is a syntax error.
+ */
+export function holdsNoValue(text: string): boolean {
+  const errors: ParseError[] = [];
+  try {
+    return parseTree(text, errors, { ...PARSE_OPTIONS, allowEmptyContent: true }) === undefined && errors.length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The value of a parse tree node, with every key an own property like JSON.parse makes it: a plain assignment
  * of a "__proto__" key would replace the object's prototype instead.
  */

@@ -1,7 +1,7 @@
 // Reads config.json without side effects: parse, migrate in memory, validate, fall back to defaults.
 import fs from 'node:fs';
 import { readNoWaitFlags } from '../read-flags';
-import { parseJsonc } from './jsonc';
+import { holdsNoValue, parseJsonc } from './jsonc';
 import { migrateConfig } from './migrations';
 import { defaultConfig, type NotesConfig } from './schema';
 import { validateConfig } from './validate';
@@ -35,13 +35,15 @@ export interface ConfigFileLoad extends ConfigLoad {
 
 /**
  * Interprets the bytes of a config file: JSON with comments and trailing commas, like VS Code's settings
- * files. An empty file holds no settings: the defaults, and no problem to report.
+ * files. An empty file, or one of only comments, holds no settings: the defaults, and no problem to report.
  */
 export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
   // A BOM is what some Windows editors write.
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  if (text.trim() === '') return { config: defaultConfig(), problems: [], migrated: false, bytes, text, migrationNotes: [] };
+  const empty: ConfigFileLoad = { config: defaultConfig(), problems: [], migrated: false, bytes, text, migrationNotes: [] };
+  if (text.trim() === '') return empty;
   const parsed = parseJsonc(text);
+  if (!parsed.ok && holdsNoValue(text)) return empty;
   if (!parsed.ok) {
     const config = defaultConfig();
     const kept = keepSwitchesOff(config, parsed.recovered);

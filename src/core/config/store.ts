@@ -444,11 +444,13 @@ function valueAt(root: unknown, path: JsonPath): unknown {
 
 /**
  * The file's new text after an update: the changed fields set in place. A missing or empty file gets the whole
- * configuration; an older file is rewritten migrated (its comments cannot follow the moved keys), unknown keys
+ * configuration (below the comments of a file of only comments); an older file is rewritten migrated (its comments cannot follow the moved keys), unknown keys
  * kept, the original backed up; a file whose root is not an object holds nothing to keep and is replaced.
  */
 function updatedFile(load: ConfigFileLoad, paths: readonly JsonPath[], next: NotesConfig): { text: string; backup?: BackupKind } {
   if (load.text === undefined || load.text.trim() === '') return { text: serializeConfig(next) };
+  // Only comments: they stay, above the settings.
+  if (load.raw === undefined && !load.syntaxError) return { text: `${bomOf(load)}${load.text.trimEnd()}\n${serializeConfig(next)}` };
   if (!isPlainObject(load.raw)) return { text: serializeConfig(next), backup: 'invalid' };
   if (load.migrated && isPlainObject(load.migratedValue) && !onlyVersionAdded(load)) {
     const raw = structuredClone(load.migratedValue);

@@ -96,7 +96,8 @@ One JSON file drives the notes app, the extension and the MCP server alike:
 | any | \`NOTESAPP_CONFIG_PATH\` (an absolute path) overrides the above; the server also takes \`--config PATH\`. A relative one is not used: the extension says so and uses the platform path, which "Notes: Show Status" and the API's \`status()\` then name |
 
 **Format.** JSON with comments, like VS Code's own settings files: \`//\` and \`/* */\` comments and trailing commas are
-allowed, and so is a \`"$schema"\` key. An empty file holds no settings (the defaults).
+allowed, and so is a \`"$schema"\` key. An empty file, or one of only comments, holds no settings (the defaults); an update writes
+the settings below its comments.
 
 **Editing.** "Notes: Open Configuration" opens the file (creating it with the defaults when missing) in VS Code's
 JSON editor, which completes field names, shows each field's description on hover and marks out-of-range or

@@ -63,6 +63,29 @@ describe('config store', () => {
       assert.deepEqual(backupsIn(tmp.dir), []);
     });
 
+    it('a file of only comments holds no settings, like an empty one: the defaults, no problem, and an update keeps the comments', async () => {
+      const onlyComments = '// Settings go here once I need some.\n/* "editor": { "fontSize": 18 } */\n';
+      fs.writeFileSync(tmp.file, onlyComments);
+      const reports: unknown[] = [];
+      const s = new ConfigStore({ file: tmp.file, onInvalid: (r) => reports.push(r) });
+      const result = await s.inspect();
+      assert.deepEqual(result.problems, []);
+      assert.equal(result.unusable, undefined);
+      assert.deepEqual(result.config, defaultConfig());
+      assert.deepEqual(reports, [], 'no notice');
+      assert.deepEqual(backupsIn(tmp.dir), [], 'no backup');
+      const updated = await s.setConfigValue(['plugins', 'settings', 'sync', 'interval'], 5);
+      assert.deepEqual(updated.plugins.settings, { sync: { interval: 5 } });
+      const text = fs.readFileSync(tmp.file, 'utf8');
+      assert.ok(text.startsWith(onlyComments), text);
+      assert.deepEqual((await s.readConfig()).plugins.settings, { sync: { interval: 5 } });
+    });
+
+    it('a comment left open is still a syntax error', async () => {
+      fs.writeFileSync(tmp.file, '/* "editor": { "fontSize": 18 }\n');
+      assert.match((await store.inspect()).unusable ?? '', /UnexpectedEndOfComment/);
+    });
+
     it('an update edits the file in place: comments, "$schema", order and unknown keys stay', async () => {
       fs.writeFileSync(tmp.file, commented.replace('"version"', '"myOwnNote": "hi",\n  "version"'));
       await store.updateConfig({ editor: { fontSize: 20 }, ui: { showStatusBar: false } });
