@@ -22,6 +22,11 @@ export interface ConfigFileLoad extends ConfigLoad {
   /** Why the file could not be parsed at all; the settings in it cannot be read (nor kept by an update). */
   syntaxError?: string;
   /**
+   * Where the file holds bytes that are not UTF-8 text (saved in another encoding): they read as U+FFFD, so an update,
+   * which writes the text back, would change them for good.
+   */
+  encodingError?: string;
+  /**
    * Why a file that exists could not be read (no permission, a folder in its place, over MAX_CONFIG_BYTES): its
    * settings are unknown, so nothing may be written over it.
    */
@@ -38,9 +43,11 @@ export interface ConfigFileLoad extends ConfigLoad {
  * files. An empty file, or one of only comments, holds no settings: the defaults, and no problem to report.
  */
 export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
+  const { text: decoded, encodingError } = decode(bytes);
   // A BOM is what some Windows editors write.
-  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
-  const empty: ConfigFileLoad = { config: defaultConfig(), problems: [], migrated: false, bytes, text, migrationNotes: [] };
+  const text = decoded.replace(/^\uFEFF/, '');
+  const encoding = encodingError ? { encodingError, problems: [`${encodingError}, read as "\uFFFD" (save the file as UTF-8)`] } : { problems: [] };
+  const empty: ConfigFileLoad = { config: defaultConfig(), migrated: false, bytes, text, migrationNotes: [], ...encoding };
   if (text.trim() === '') return empty;
   const parsed = parseJsonc(text);
   if (!parsed.ok && holdsNoValue(text)) return empty;
@@ -48,14 +55,15 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
     const config = defaultConfig();
     const kept = keepSwitchesOff(config, parsed.recovered);
     const problem = `not valid JSON: ${parsed.error} (defaults used${kept.length ? `, but what the file turns off stays off: ${kept.join(', ')}` : ''})`;
-    return { config, problems: [problem], migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [] };
+    return { config, migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [], ...encoding, problems: [...encoding.problems, problem] };
   }
   const raw = parsed.value;
   const migration = migrateConfig(raw);
   const { config, problems } = validateConfig(migration.value);
   return {
     config,
-    problems,
+    ...encoding,
+    problems: [...encoding.problems, ...problems],
     migrated: migration.migrated,
     bytes,
     text,
@@ -63,6 +71,20 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
     migratedValue: migration.migrated ? migration.value : undefined,
     migrationNotes: migration.notes,
   };
+}
+
+/**
+ * The bytes as text, and where they are not UTF-8 (a file saved in another encoding): such bytes read as U+FFFD.
+ * A BOM stays in the text.
+ */
+function decode(bytes: Buffer): { text: string; encodingError?: string } {
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes) };
+  } catch {
+    const text = bytes.toString('utf8');
+    const line = text.slice(0, Math.max(0, text.indexOf('\uFFFD'))).split('\n').length;
+    return { text, encodingError: `not UTF-8 text: line ${line} holds bytes of another encoding` };
+  }
 }
 
 /** The switches that limit what an MCP client may reach: whether the server runs and which tools it offers. */

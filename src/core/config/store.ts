@@ -212,6 +212,15 @@ export class ConfigStore {
   }
 
   private refuseUnparsable(load: ConfigFileLoad): void {
+    if (load.encodingError && !load.syntaxError) {
+      // Written back, the bytes it could not read would be replaced for good.
+      throw new NotesError(
+        'CONFIG_INVALID',
+        `Configuration ${this.file} is ${load.encodingError}, so an update would change those bytes for good: save the file as UTF-8 ` +
+          '("Notes: Open Configuration"; VS Code\'s "Reopen with Encoding" reads it right first) or reset it to the defaults, then try again. Nothing was written.',
+        { reasons: [load.encodingError] },
+      );
+    }
     if (!load.syntaxError) return;
     throw new NotesError(
       'CONFIG_INVALID',

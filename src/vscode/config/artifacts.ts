@@ -97,7 +97,9 @@ One JSON file drives the notes app, the extension and the MCP server alike:
 
 **Format.** JSON with comments, like VS Code's own settings files: \`//\` and \`/* */\` comments and trailing commas are
 allowed, and so is a \`"$schema"\` key. An empty file, or one of only comments, holds no settings (the defaults); an update writes
-the settings below its comments.
+the settings below its comments. The file is UTF-8 text (a byte order mark is allowed): one saved in another encoding
+(an \`é\` of Windows-1252) is read with those bytes as \`\uFFFD\`, reported like an invalid file (below), and not
+updated until it is saved as UTF-8 or reset, since writing it back would change those bytes for good.
 
 **Editing.** "Notes: Open Configuration" opens the file (creating it with the defaults when missing) in VS Code's
 JSON editor, which completes field names, shows each field's description on hover and marks out-of-range or

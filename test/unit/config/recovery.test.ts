@@ -160,6 +160,32 @@ describe('config recovery from an invalid file', () => {
     assert.ok(backupsIn(tmp.dir).some((n) => fs.readFileSync(`${tmp.dir}/${n}`, 'utf8') === original));
   });
 
+  it('a file saved in another encoding than UTF-8 is reported and backed up, and no update writes over its bytes', async () => {
+    // "Café Sans" saved as Latin-1 (Windows-1252): the é is one byte, not UTF-8.
+    const original = Buffer.from('{\n  "version": "1.1.0",\n  "editor": { "fontSize": 20, "fontFamily": "Caf\xe9 Sans" }\n}\n', 'latin1');
+    fs.writeFileSync(tmp.file, original);
+    const reports: ConfigReport[] = [];
+    const store = new ConfigStore({ file: tmp.file, onInvalid: (r) => reports.push(r) });
+    const read = await store.inspect();
+    assert.match(read.problems.join('\n'), /not UTF-8 text: line 3 .*save the file as UTF-8/);
+    assert.equal(read.config.editor.fontSize, 20, 'the values are still read');
+    assert.equal(reports.length, 1, 'the user is told');
+    assert.ok(read.backupPath && fs.readFileSync(read.backupPath).equals(original), 'backed up byte for byte');
+    await assert.rejects(store.setConfigValue(['plugins', 'settings', 'sync', 'interval'], 5), (err: NotesError) => {
+      assert.equal(err.code, 'CONFIG_INVALID');
+      assert.match(err.message, /is not UTF-8 text: line 3 .*save the file as UTF-8.*Nothing was written/);
+      return true;
+    });
+    assert.ok(fs.readFileSync(tmp.file).equals(original), 'the file is as it was');
+    // Saved again as UTF-8, it reads without a problem and takes updates.
+    fs.writeFileSync(tmp.file, original.toString('latin1'), 'utf8');
+    await store.updateConfig({ editor: { tabSize: 4 } });
+    const fixed = loadConfigFile(tmp.file);
+    assert.deepEqual(fixed.problems, []);
+    assert.equal(fixed.config.editor.fontFamily, 'Café Sans');
+    assert.equal(fixed.config.editor.tabSize, 4);
+  });
+
   describe('partial invalidity: invalid fields default, valid ones are kept', () => {
     it('keeps valid fields of the same and of other sections', () => {
       fs.writeFileSync(
