@@ -18,8 +18,10 @@ export function platformConfigDir({ platform = process.platform, env = process.e
     case 'win32':
       return path.win32.join(env.APPDATA || path.win32.join(homedir, 'AppData', 'Roaming'), APP_ID);
     default:
-      // The spec names ~/.config; XDG_CONFIG_HOME is honoured because that is what ~/.config means on Linux.
-      return path.posix.join(env.XDG_CONFIG_HOME || path.posix.join(homedir, '.config'), APP_ID);
+      // The spec names ~/.config; XDG_CONFIG_HOME is honoured because that is what ~/.config means on Linux. A
+      // relative one is ignored, as the XDG specification says: it would name another file in every working folder
+      // (the extension's and the server's differ).
+      return path.posix.join(env.XDG_CONFIG_HOME && path.posix.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.posix.join(homedir, '.config'), APP_ID);
   }
 }
 

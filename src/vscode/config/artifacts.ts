@@ -92,7 +92,7 @@ One JSON file drives the notes app, the extension and the MCP server alike:
 |---|---|
 | macOS | \`~/Library/Application Support/com.notesapp.app/config.json\` |
 | Windows | \`%APPDATA%\\com.notesapp.app\\config.json\` |
-| Linux | \`~/.config/com.notesapp.app/config.json\` (\`$XDG_CONFIG_HOME\` is honoured) |
+| Linux | \`~/.config/com.notesapp.app/config.json\` (an absolute \`$XDG_CONFIG_HOME\` is honoured) |
 | any | \`NOTESAPP_CONFIG_PATH\` (an absolute path) overrides the above; the server also takes \`--config PATH\`. A relative one is not used: the extension says so and uses the platform path, which "Notes: Show Status" and the API's \`status()\` then name |
 
 **Format.** JSON with comments, like VS Code's own settings files: \`//\` and \`/* */\` comments and trailing commas are

@@ -11,6 +11,11 @@ describe('config paths', () => {
     assert.throws(() => configFilePath({ platform: 'linux', env: { NOTESAPP_CONFIG_PATH: 'rel/c.json' } }), /must be an absolute path/);
   });
 
+  it('honours an absolute XDG_CONFIG_HOME and ignores a relative one, which would name another file in each working folder', () => {
+    assert.equal(configFilePath({ platform: 'linux', env: { XDG_CONFIG_HOME: '/srv/u/conf' }, homedir: '/home/u' }), '/srv/u/conf/com.notesapp.app/config.json');
+    assert.equal(configFilePath({ platform: 'linux', env: { XDG_CONFIG_HOME: 'conf' }, homedir: '/home/u' }), '/home/u/.config/com.notesapp.app/config.json');
+  });
+
   it('samePath ignores letter case on Windows and macOS (VS Code lowercases the drive letter), not on Linux', () => {
     assert.ok(samePath('c:\\Users\\u\\AppData\\Roaming\\com.notesapp.app\\config.json', 'C:\\Users\\u\\AppData\\Roaming\\com.notesapp.app\\config.json', 'win32'));
     assert.ok(samePath('C:\\Notes\\', 'c:/notes', 'win32'));
