@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFilePath, logDir } from '../src/core/config/paths';
-import { loadConfigFile } from '../src/core/config/load';
+import { loadConfigFile, switchOffAsIn } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
 import { type NotesConfig } from '../src/core/config/schema';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
@@ -42,15 +42,36 @@ function loadConfig(file: string): NotesConfig {
 /**
  * Follows changes of the config file (read-only: the server never writes it) so that a running server uses what
  * the extension or an editor changed. Secrets and the log level are applied here, before anything is logged.
+ *
+ * A file that cannot be used (a comma missing in a save while it is being edited, or unreadable) gives the defaults
+ * in memory; applying them would lift the limits and exclusions the file sets and rebuild the workspace index twice
+ * for one typo. The server keeps the settings it had instead, except that a server or tool category the readable
+ * part of the file turns off is off.
  */
-function configWatcher(file: string): (apply: (config: NotesConfig) => void) => () => void {
+function configWatcher(file: string, started: NotesConfig): (apply: (config: NotesConfig) => void) => () => void {
   return (apply) => {
     const store = new ConfigStore({
       file,
       readOnly: true,
       logger: { info: (m) => log('info', m), warn: (m) => log('warn', m), error: (m) => log('error', m) },
     });
-    return store.watchConfig((next) => {
+    let lastUsable = started;
+    let current = started;
+    return store.watchConfig((read, _old, { unusable }) => {
+      let next = read;
+      if (unusable === undefined) lastUsable = read;
+      else {
+        next = structuredClone(lastUsable);
+        const off = switchOffAsIn(next, read);
+        log(
+          'warn',
+          `Configuration ${file} cannot be used (${unusable}); the server keeps the settings it had until the file can be read again` +
+            (off.length ? `, except that what the file turns off is off: ${off.join(', ')}` : ''),
+        );
+      }
+      // A file fixed back to the settings kept meanwhile changes nothing.
+      if (JSON.stringify(next) === JSON.stringify(current)) return;
+      current = next;
       getLogger().addSecrets(collectSecrets(next));
       getLogger().setLevel(next.development.debugLogging ? 'debug' : 'info');
       apply(next);
@@ -154,7 +175,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     config,
     configPath,
     log,
-    watchConfig: configWatcher(configPath),
+    watchConfig: configWatcher(configPath, config),
     waitForOutput,
     inputEnded: transport.inputEnded,
     maxResultBytes: maxSendBytes(limits),

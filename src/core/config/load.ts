@@ -110,16 +110,24 @@ function keepSwitchesOff(config: NotesConfig, recovered: unknown): string[] {
   } catch {
     return [];
   }
-  const kept: string[] = [];
+  return switchOffAsIn(config, readable);
+}
+
+/**
+ * Sets each limiting switch (the server, a tool category) that is `false` in `source` to `false` in `config`.
+ * Returns the dotted keys it turned off.
+ */
+export function switchOffAsIn(config: NotesConfig, source: NotesConfig): string[] {
+  const off: string[] = [];
   for (const keys of LIMITING_SWITCHES) {
     const at = (root: unknown) => keys.slice(0, -1).reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], root) as Record<string, boolean>;
     const last = keys[keys.length - 1];
-    if (at(readable)[last] === false && at(config)[last] !== false) {
+    if (at(source)[last] === false && at(config)[last] !== false) {
       at(config)[last] = false;
-      kept.push(keys.join('.'));
+      off.push(keys.join('.'));
     }
   }
-  return kept;
+  return off;
 }
 
 /** Largest config file read: settings take kilobytes; a file of hundreds of megabytes is not one (and would not fit in a string). */

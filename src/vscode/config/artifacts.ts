@@ -122,6 +122,9 @@ migrates only in memory) and applies a change from the next request on: \`securi
 configuration, theme, plugin or workspace resource whose value changed get one \`notifications/resources/updated\`
 for it, and one \`notifications/resources/list_changed\` when the resource list changed (see *Resources*). Read only at start, so they need a restart ("Notes: Restart MCP Server", or
 restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defaultPath\` (the folder served).
+While the file cannot be used (not JSON, such as a save with a comma missing, or unreadable) the running server keeps
+the settings it had, and its log says so; only a server or tool category that what can be read of the file turns off
+(see *Partially invalid file*) is off meanwhile. It follows the file again once the file reads.
 
 - **Updates** deep-merge: objects merge key by key, arrays and scalars replace, \`null\` clears \`customTheme\`. The merged
   result is validated first; an invalid update is rejected with \`CONFIG_INVALID\` naming the field and the file is not
@@ -144,7 +147,7 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
   moves, and a file whose folder does not exist yet (nothing is created for it; the watch says so in the log).
 - **Reset** writes the defaults; the previous file is kept as \`config.json.pre-reset-<timestamp>.bak\`.
 - **A file that cannot be read** (no permission, a folder in its place, over 16 MiB): the defaults are used in memory
-  and the reason is logged, once while it lasts; updates and reset are refused with \`CONFIG_INVALID\` and nothing is
+  (a running MCP server keeps the settings it had) and the reason is logged, once while it lasts; updates and reset are refused with \`CONFIG_INVALID\` and nothing is
   written over it, since its settings could be neither kept nor backed up. Fix its permissions or remove it.
 - **Migration on start** (the extension's) reads the file again under the lock before writing it migrated, so an
   update another process made meanwhile is not written over.
@@ -160,7 +163,8 @@ restart the client): \`integrations.mcp.enabled\`, \`port\` and \`workspace.defa
 - **Partially invalid file**: only what is invalid falls back to its default; everything valid is kept. An out-of-range
   \`editor.fontSize\` gives \`16\` while the rest of \`editor\` stays; an unknown key (a typo such as \`fontsize\`) is ignored and
   reported, and so is a plugin or plugin setting named \`__proto__\`; an array with a bad item, or a \`customTheme\` without its \`name\`, takes its default as a whole; a file that
-  is not JSON or not an object gives all the defaults, with one exception: a switch that limits what an MCP client can
+  is not JSON or not an object gives all the defaults (a running MCP server keeps the settings it had instead of
+  those of a file that is not JSON), with one exception: a switch that limits what an MCP client can
   reach (\`integrations.mcp.enabled\`, \`autoStart\`, and each of \`integrations.mcp.tools\`) that reads \`false\` in what can
   still be read of a file with a syntax error stays \`false\` (the log says which). Saving with a comma missing elsewhere
   does not hand an assistant the file tools you turned off; a value cut short (\`fal\`) cannot be read, and is the

@@ -7,7 +7,6 @@ import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultConfig } from '../../../src/core/config/schema';
 import { ConfigStore } from '../../../src/core/config/store';
 import { tempConfigDir } from './helpers';
 
@@ -212,7 +211,29 @@ describe('a running MCP server follows changes of its config file', function () 
     const listed = await names();
     assert.equal(listed.includes('delete_file'), false, 'delete_file stays out of tools/list');
     assert.ok(listed.includes('search_files'), 'the other categories stay on');
-    assert.equal(await configValue(client, 'theme'), defaultConfig().theme, 'everything else is the defaults');
+    assert.equal(await configValue(client, 'security.maxFileSize'), 100000, 'the other settings are the ones the server had');
+  });
+
+  it('keeps the settings it had while the file cannot be used (a save with a syntax error), says so, and follows the file again once it reads', async () => {
+    await new ConfigStore({ file: tmp.file }).updateConfig({ security: { maxFileSize: 1000 }, files: { excludePatterns: ['**/private/**'] } });
+    await stderrShows(/changed; the new values apply from the next request/);
+    fs.mkdirSync(path.join(tmp.dir, 'ws', 'private'));
+    fs.writeFileSync(path.join(tmp.dir, 'ws', 'private', 'diary.md'), '# Diary\n');
+    const listed = async (): Promise<string> => JSON.stringify((await client.callTool({ name: 'list_files', arguments: {} })).structuredContent);
+    assert.doesNotMatch(await listed(), /diary/);
+    stderr = '';
+    // Half-way through typing a new key: the comma after it is still missing.
+    fs.writeFileSync(tmp.file, '{\n  "security": { "maxFileSize": 1000 },\n  "files": { "excludePatterns": ["**/private/**"] }\n  "theme": "dark"\n}\n');
+    await stderrShows(/cannot be used \(CommaExpected .*\); the server keeps the settings it had until the file can be read again/);
+    assert.equal(await configValue(client, 'security.maxFileSize'), 1000);
+    const big = await client.callTool({ name: 'read_file', arguments: { path: 'big.md' } });
+    assert.equal(big.isError, true, 'the file size limit still holds');
+    assert.doesNotMatch(await listed(), /diary/, 'the excluded folder stays out of the listing');
+    stderr = '';
+    fs.writeFileSync(tmp.file, '{\n  "security": { "maxFileSize": 100000 },\n  "theme": "dark"\n}\n');
+    await stderrShows(/changed; the new values apply from the next request/);
+    assert.equal(await configValue(client, 'theme'), 'dark');
+    assert.notEqual((await client.callTool({ name: 'read_file', arguments: { path: 'big.md' } })).isError, true);
   });
 
   /**
