@@ -31,12 +31,12 @@ function log(level: LogLevel, message: string, fields?: Record<string, unknown>)
   getLogger().log(level, message, fields);
 }
 
-function loadConfig(file: string): NotesConfig {
+function loadConfig(file: string): { config: NotesConfig; unusable: boolean } {
   // Same reading as the extension: migrated in memory, invalid fields defaulted; the server never writes the file.
-  const { config, problems, migrated } = loadConfigFile(file);
+  const { config, problems, migrated, readError, syntaxError } = loadConfigFile(file);
   if (migrated) log('info', `Configuration ${file} is of an older version; migrated in memory`);
   if (problems.length) log('error', `Configuration ${file} is invalid; using defaults for:\n  ${problems.join('\n  ')}`);
-  return config;
+  return { config, unusable: (readError ?? syntaxError) !== undefined };
 }
 
 /**
@@ -48,15 +48,16 @@ function loadConfig(file: string): NotesConfig {
  * for one typo. The server keeps the settings it had instead, except that a server or tool category the readable
  * part of the file turns off is off.
  */
-function configWatcher(file: string, started: NotesConfig): (apply: (config: NotesConfig) => void) => () => void {
+function configWatcher(file: string, start: { config: NotesConfig; unusable: boolean }): (apply: (config: NotesConfig) => void) => () => void {
   return (apply) => {
     const store = new ConfigStore({
       file,
       readOnly: true,
       logger: { info: (m) => log('info', m), warn: (m) => log('warn', m), error: (m) => log('error', m) },
     });
-    let lastUsable = started;
-    let current = started;
+    let lastUsable = start.config;
+    let current = start.config;
+    // From the read the server started with: a save between it and the start of the watch is applied too.
     return store.watchConfig((read, _old, { unusable }) => {
       let next = read;
       if (unusable === undefined) lastUsable = read;
@@ -76,7 +77,7 @@ function configWatcher(file: string, started: NotesConfig): (apply: (config: Not
       getLogger().setLevel(next.development.debugLogging ? 'debug' : 'info');
       apply(next);
       log('info', `Configuration ${file} changed; the new values apply from the next request`);
-    });
+    }, { since: start });
   };
 }
 
@@ -158,7 +159,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`notesapp-mcp: ${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
-  const config = loadConfig(configPath);
+  const start = loadConfig(configPath);
+  const { config } = start;
   if (!config.integrations.mcp.enabled) {
     process.stderr.write(`notesapp-mcp: the MCP server is disabled (integrations.mcp.enabled is false in ${configPath}); set it to true to use it.\n`);
     return 1;
@@ -175,7 +177,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     config,
     configPath,
     log,
-    watchConfig: configWatcher(configPath, config),
+    watchConfig: configWatcher(configPath, start),
     waitForOutput,
     inputEnded: transport.inputEnded,
     maxResultBytes: maxSendBytes(limits),

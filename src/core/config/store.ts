@@ -290,11 +290,12 @@ export class ConfigStore {
   /**
    * Calls `cb(newConfig, oldConfig)` whenever the configuration changes: through this store at once, and
    * through any other writer (an editor, another process) after a quiet period. Returns a function that
-   * stops watching.
+   * stops watching. `since`: the read the caller already acts on (the MCP server's start), so that a change made
+   * after it and before the watch starts is reported too; without it, the file as it is now.
    */
-  watchConfig(cb: ConfigListener): () => void {
-    const first = loadConfigFile(this.file);
-    const entry = { last: first.config, lastUnusable: (first.readError ?? first.syntaxError) !== undefined, cb };
+  watchConfig(cb: ConfigListener, options: { since?: { config: NotesConfig; unusable: boolean } } = {}): () => void {
+    const first = options.since ?? ((load) => ({ config: load.config, unusable: (load.readError ?? load.syntaxError) !== undefined }))(loadConfigFile(this.file));
+    const entry = { last: first.config, lastUnusable: first.unusable, cb };
     this.listeners.add(entry);
     let timer: NodeJS.Timeout | undefined;
     let stopped = false;

@@ -109,7 +109,7 @@ matched by \`contributes.jsonValidation\`; a file at an overridden path gets the
 overridden file is edited without the schema). "Notes: Reset Configuration to Defaults" asks in a modal dialog first.
 
 **Operations** (\`src/core/config\`, spec 4.4): \`readConfig()\`, \`updateConfig(partial)\`, \`watchConfig(cb)\` (returns a
-stop function), \`resetConfig()\` on a \`ConfigStore\` for one file, and the side-effect-free \`loadConfigFile(path)\` the MCP
+stop function; \`{ since }\` starts it from a read already acted on, so a save made after that read is reported), \`resetConfig()\` on a \`ConfigStore\` for one file, and the side-effect-free \`loadConfigFile(path)\` the MCP
 server starts with.
 
 **The running MCP server follows the file.** It watches it read-only (it never writes the file, makes no backup and

@@ -255,6 +255,18 @@ describe('config store', () => {
       assert.equal(old.editor.fontSize, 18);
     });
 
+    it('from a read the caller already acts on (`since`), reports a save made after it and before the watch started', async () => {
+      fs.writeFileSync(tmp.file, '{ "version": "1.1.0", "editor": { "fontSize": 18 } }');
+      const start = loadConfigFile(tmp.file);
+      // Saved while the caller (the MCP server at start) was still setting up.
+      fs.writeFileSync(tmp.file, '{ "version": "1.1.0", "editor": { "fontSize": 24 } }');
+      const [next, old] = await new Promise<[NotesConfig, NotesConfig]>((resolve) => {
+        stops.push(store.watchConfig((n, o) => resolve([n, o]), { since: { config: start.config, unusable: false } }));
+      });
+      assert.equal(next.editor.fontSize, 24);
+      assert.equal(old.editor.fontSize, 18);
+    });
+
     it('reports an external atomic replace (rename over the file), as editors save', async () => {
       await store.updateConfig({ theme: 'light' });
       const change = nextChange();
