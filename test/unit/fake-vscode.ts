@@ -305,6 +305,9 @@ function getConfiguration(section?: string, scope?: { languageId?: string }) {
   };
 }
 
+/** Fire after changing `workspace.workspaceFolders`, as VS Code does when folders are added to or removed from the window. */
+export const workspaceFoldersChanged = new EventEmitter<void>();
+
 export const workspace = {
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
   /** The most specific open folder holding the URI, as VS Code answers it. */
@@ -333,7 +336,7 @@ export const workspace = {
     return new FakeTextDocument(Uri.from({ scheme: 'untitled', path: `Untitled-${untitled}` }), options.content ?? '', { languageId: options.language });
   },
   getConfiguration,
-  onDidChangeWorkspaceFolders: () => new Disposable(() => undefined),
+  onDidChangeWorkspaceFolders: workspaceFoldersChanged.event,
 };
 
 export const env = {

@@ -98,6 +98,9 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     log.info('Auto-starting the MCP server (integrations.mcp.autoStart)');
     void manager.start();
   };
+  // The local folder served may leave the window (a folder removed from a workspace of several), or one be added
+  // before it: the running server follows, as Show Status and the client configuration do.
+  context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => void manager.followFolder()));
   context.subscriptions.push({
     dispose: store.watchConfig((next, old) => {
       config = next;
@@ -107,6 +110,8 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
       // changes nothing here: the definition is offered again when VS Code next asks), and so does switching the
       // server on or off: one event for both.
       if (old.workspace.defaultPath !== next.workspace.defaultPath || was !== now) definitionsChanged.fire();
+      // A running server serving workspace.defaultPath moves to the new one (see followFolder).
+      if (old.workspace.defaultPath !== next.workspace.defaultPath) void manager.followFolder();
       if (was === now) return;
       // Disabling the server in the configuration stops it, a start under way included (stop waits in the same
       // queue, after it); enabling it again honours autoStart.

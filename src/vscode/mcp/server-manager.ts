@@ -31,6 +31,8 @@ interface Running {
   pid: number;
   /** The port the server was started with: the configuration's port is read only at start. */
   port: number;
+  /** The notes folder the server was started on (its --workspace). */
+  folder: string | undefined;
   startedAt: number;
   stderrTail: string[];
 }
@@ -156,6 +158,32 @@ export class ServerManager implements vscode.Disposable {
     });
   }
 
+  /**
+   * Keeps a running server on the folder the launch options name now: restarted on it when it serves another one,
+   * stopped when they name none (a server started without a folder would serve whatever folder it falls back to).
+   * A stopped server is left stopped.
+   */
+  followFolder(): Promise<ServerStatus> {
+    return this.serialize(async () => {
+      const r = this.running;
+      const folder = this.o.launch().workspaceFolder;
+      if (!r || r.folder === folder) return this.status();
+      this.cancelPendingRestart();
+      this.restartAttempts = 0;
+      if (folder === undefined) {
+        this.o.log.info(`No notes folder any more: stopping the MCP server, which served ${r.folder}`);
+        await this.shutdown();
+        this.lastError = null;
+        this.emit();
+        return this.status();
+      }
+      this.o.log.info(`The notes folder is now ${folder}: restarting the MCP server on it (it served ${r.folder})`);
+      await this.shutdown();
+      await this.spawn().catch(() => undefined); // the failure is in last_error
+      return this.status();
+    });
+  }
+
   /** An MCP ping round trip within the timeout. */
   async healthCheck(timeoutMs = 5000): Promise<boolean> {
     const client = this.running?.client;
@@ -235,7 +263,7 @@ export class ServerManager implements vscode.Disposable {
     }
     const pid = transport.pid;
     if (pid === null) throw new Error('The MCP server started without a process id');
-    const running: Running = { client, transport, pid, port, startedAt: Date.now(), stderrTail };
+    const running: Running = { client, transport, pid, port, folder: launch.workspaceFolder, startedAt: Date.now(), stderrTail };
     this.running = running;
     if (!keepError) this.lastError = null;
     client.onclose = () => this.onClosed(running);

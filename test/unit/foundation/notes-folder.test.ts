@@ -6,6 +6,7 @@ import path from 'node:path';
 import type * as vscodeTypes from 'vscode';
 import { ConfigStore } from '../../../src/core/config/store';
 import { registerMcpShell, type McpShell } from '../../../src/vscode/mcp';
+import type { ServerStatus } from '../../../src/vscode/mcp/status';
 import { registerShowStatus } from '../../../src/vscode/show-status';
 import * as fake from '../fake-vscode';
 
@@ -47,11 +48,13 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     }
   };
 
+  let store: ConfigStore;
   const open = (defaultPath: string): McpShell => {
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(file, JSON.stringify({ workspace: { defaultPath }, integrations: { mcp: { autoStart: false } } }));
     const log = fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel;
-    shell = registerMcpShell(context as unknown as vscodeTypes.ExtensionContext, { log, store: new ConfigStore({ file }), bridge: undefined });
+    store = new ConfigStore({ file });
+    shell = registerMcpShell(context as unknown as vscodeTypes.ExtensionContext, { log, store, bridge: undefined });
     return shell;
   };
 
@@ -130,5 +133,71 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     const status = await api.startServer();
     assert.equal(status.last_error, null);
     assert.equal(status.is_running, true);
+  });
+  describe('a running server when the notes folder changes', () => {
+    /** The next status the server reports that `until` accepts. */
+    const nextStatus = (api: McpShell, until: (s: ServerStatus) => boolean) =>
+      new Promise<ServerStatus>((resolve) => {
+        const sub = api.onDidChangeServerStatus((s) => {
+          if (!until(s)) return;
+          sub.dispose();
+          resolve(s);
+        });
+      });
+    /** The folder the running server serves, as its get_workspace_info tool says. */
+    const served = async (api: McpShell) => ((await api.callTool('get_workspace_info')).structuredContent as { path: string }).path;
+    const shownFolder = async () => ((await fake.commands.executeCommand('notesapp.showStatus')) as { workspaceFolder: string | null }).workspaceFolder;
+    const folders = (...names: string[]) =>
+      names.map((name) => {
+        const folder = path.join(dir, name);
+        fs.mkdirSync(folder);
+        return folder;
+      });
+    const started = async (api: McpShell) => {
+      registerShowStatus(context as unknown as vscodeTypes.ExtensionContext, fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel, store.file, () => api.notesFolder());
+      const status = await api.startServer();
+      assert.equal(status.is_running, true, String(status.last_error));
+      return status;
+    };
+
+    it('workspace.defaultPath changed: the server is restarted on the new folder, the one Show Status names', async function () {
+      this.timeout(30_000);
+      const [first, second] = folders('First', 'Second');
+      const api = open(first);
+      const before = await started(api);
+      assert.equal(await served(api), first);
+      const moved = nextStatus(api, (s) => s.is_running && s.pid !== before.pid);
+      await store.setConfigValue(['workspace', 'defaultPath'], second);
+      assert.equal((await moved).last_error, null);
+      assert.equal(await shownFolder(), second);
+      assert.equal(await served(api), second);
+    });
+
+    it('workspace.defaultPath cleared with no folder open: the server is stopped rather than left on the old folder', async function () {
+      this.timeout(30_000);
+      const [first] = folders('First');
+      const api = open(first);
+      await started(api);
+      const stopped = nextStatus(api, (s) => !s.is_running);
+      await store.setConfigValue(['workspace', 'defaultPath'], '');
+      assert.deepEqual(await stopped, { is_running: false, port: 3456, pid: null, url: null, last_error: null });
+      assert.equal(await shownFolder(), null);
+    });
+
+    it('the local folder served removed from the window: the server moves to the next notes folder', async function () {
+      this.timeout(30_000);
+      const [local, fallback] = folders('local', 'fallback');
+      const virtual = { uri: { scheme: 'vscode-vfs', fsPath: '/owner/repo' }, name: 'repo', index: 0 } as unknown as { uri: fake.Uri; name: string; index: number };
+      fake.workspace.workspaceFolders = [virtual, { uri: fake.Uri.file(local), name: 'local', index: 1 }];
+      const api = open(fallback);
+      const before = await started(api);
+      assert.equal(await served(api), local);
+      const moved = nextStatus(api, (s) => s.is_running && s.pid !== before.pid);
+      fake.workspace.workspaceFolders = [virtual];
+      fake.workspaceFoldersChanged.fire();
+      await moved;
+      assert.equal(await shownFolder(), fallback);
+      assert.equal(await served(api), fallback);
+    });
   });
 });
