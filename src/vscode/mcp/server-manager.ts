@@ -263,6 +263,18 @@ export class ServerManager implements vscode.Disposable {
     }
     const pid = transport.pid;
     if (pid === null) throw new Error('The MCP server started without a process id');
+    if (this.disposed) {
+      // Disposed while the server was starting: dispose() found no process to end, so this one is ended here.
+      this.o.log.info(`Stopping MCP server, pid ${pid}: the extension is shutting down`);
+      void client.close().catch(() => undefined);
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await this.waitForExit(pid, 2000);
+      throw new Error('The Notes extension is shutting down');
+    }
     const running: Running = { client, transport, pid, port, folder: launch.workspaceFolder, startedAt: Date.now(), stderrTail };
     this.running = running;
     if (!keepError) this.lastError = null;

@@ -59,6 +59,25 @@ describe('extension: the MCP server manager', () => {
     assert.equal(manager.status().port, 7000);
   });
 
+  it('disposed while the server starts (VS Code not waiting for deactivate): the server process is ended all the same', async function () {
+    this.timeout(30_000);
+    // The built server behind a wrapper that says which process it is.
+    const pidFile = path.join(dir, 'server.pid');
+    const wrapper = path.join(dir, 'pid-server.cjs');
+    fs.writeFileSync(wrapper, `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nrequire(${JSON.stringify(serverScript)});\n`);
+    const real = launch;
+    launch = () => {
+      // Read as the start begins: the extension is disposed while the server is being started.
+      setImmediate(() => manager.dispose());
+      return { ...real(), serverScript: wrapper };
+    };
+    const status = await manager.start();
+    assert.equal(status.is_running, false);
+    assert.equal(status.pid, null);
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, `the server process ${pid} is gone`);
+  });
+
   describe('a server that exits unexpectedly', () => {
     // The built server behind a wrapper that logs an ordinary info line first and dies of an uncaught error on SIGUSR2.
     beforeEach(() => {
