@@ -186,7 +186,10 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
       SERVER_COMMANDS.map((c) => ({ label: c.title, detail: c.detail, id: c.id })),
       { title: describe(api.serverStatus()), placeHolder: 'Notes MCP server actions' },
     );
-    return picked ? vscode.commands.executeCommand(picked.id) : undefined;
+    if (!picked) return undefined;
+    // The chosen command has shown its own error; failing here as well would have VS Code (the status bar, the
+    // Command Palette) report the same error a second time.
+    return vscode.commands.executeCommand(picked.id).then(undefined, () => undefined);
   });
 }
 
