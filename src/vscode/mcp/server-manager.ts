@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as vscode from 'vscode';
-import { childEnvironment, launchCommand, notesFolderProblem, type LaunchOptions } from './server-process';
+import { childEnvironment, launchCommand, notesFolderProblem, runtimeProblem, type LaunchOptions } from './server-process';
 import { stdioUrl, type ServerStatus } from './status';
 
 export interface ServerManagerOptions {
@@ -254,9 +254,10 @@ export class ServerManager implements vscode.Disposable {
       await client.close().catch(() => undefined);
       const pid = transport.pid;
       if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
+      const runtime = runtimeProblem(launch.nodePath, err);
       const reason = failureLine(stderrTail);
       const detail = reason ? ` (${reason})` : '';
-      this.lastError = `The MCP server did not start: ${(err as Error).message}${detail}`;
+      this.lastError = `The MCP server did not start: ${runtime ?? `${(err as Error).message}${detail}`}`;
       this.o.log.error(this.lastError);
       this.emit();
       throw new Error(this.lastError, { cause: err });

@@ -67,6 +67,19 @@ export function notesFolderProblem(folder: string): string | undefined {
   return stat.isDirectory() ? undefined : `The notes folder ${folder} is not a folder: ${fix}.`;
 }
 
+/**
+ * Why the configured Node binary could not be started, naming the setting, or undefined when the failure is not that
+ * (without the setting the server runs on VS Code's own runtime, which is there). Node's own words ("spawn
+ * /usr/local/bin/node ENOENT") do not say where the program came from.
+ */
+export function runtimeProblem(nodePath: string | undefined, err: unknown): string | undefined {
+  if (!nodePath) return undefined;
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const what = code === 'ENOENT' ? 'which does not exist' : code === 'EACCES' ? 'which is not a program that can be run (EACCES)' : undefined;
+  if (!what) return undefined;
+  return `The notesapp.mcp.nodePath setting names ${nodePath}, ${what}: set it to a Node.js binary, or clear it to run the server on VS Code's own runtime.`;
+}
+
 /** The environment the child really gets: the SDK's safe default set plus ours (never the whole host environment). */
 export function childEnvironment(extra: Record<string, string>): Record<string, string> {
   return { ...getDefaultEnvironment(), ...extra };
