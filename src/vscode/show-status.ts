@@ -30,7 +30,8 @@ export function registerShowStatus(
   context.subscriptions.push(
     vscode.commands.registerCommand('notesapp.showStatus', async () => {
       const s = statusSummary(context, configPath, notesFolder);
-      const text = `Notes ${s.version} — configuration: ${s.configPath} — workspace: ${s.workspaceFolder ?? 'no folder open'}`;
+      const none = vscode.workspace.workspaceFolders?.length ? "none (no open folder is on this computer's disk)" : 'no folder open';
+      const text = `Notes ${s.version} — configuration: ${s.configPath} — workspace: ${s.workspaceFolder ?? none}`;
       log.info(text);
       void vscode.window.showInformationMessage(text);
       return s;

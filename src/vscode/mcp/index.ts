@@ -63,12 +63,20 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     log,
     clientConfig: () => ({ ...launch(), execPath: process.execPath }),
   });
+  // With folders open that are not on this computer's disk (a repository opened remotely, another virtual file
+  // system), "open a folder" would not tell the user what is wrong.
+  const noNotesFolder = () => {
+    const open = vscode.workspace.workspaceFolders ?? [];
+    if (!open.length) return 'Open a notes folder first (or set workspace.defaultPath in the configuration).';
+    const which = open.map((f) => f.uri.toString()).join(', ');
+    return `No notes folder: the MCP server serves a folder on this computer's disk, and ${open.length === 1 ? 'the open folder is not' : 'none of the open folders is'} one (${which}). Open a local folder, or set workspace.defaultPath in the configuration.`;
+  };
   const refuseWhenDisabled = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
     async (...a: A): Promise<R> => {
       if (!config.integrations.mcp.enabled) {
         throw new Error('The MCP server is disabled in the configuration (integrations.mcp.enabled is false).');
       }
-      if (!notesFolder()) throw new Error('Open a notes folder first (or set workspace.defaultPath in the configuration).');
+      if (!notesFolder()) throw new Error(noNotesFolder());
       return fn(...a);
     };
   const offered = () => config.integrations.mcp.enabled && notesFolder() !== undefined;

@@ -87,6 +87,22 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
   });
 
+  it('only a folder that is not on this computer\'s disk open (a repository opened remotely): the commands say so, not "open a folder"', async () => {
+    const virtual = fake.Uri.from({ scheme: 'vscode-vfs', path: '/github/owner/notes' });
+    fake.workspace.workspaceFolders = [{ uri: virtual, name: 'notes', index: 0 }];
+    const api = open('');
+    const file = path.join(dir, 'config.json');
+    registerShowStatus(context as unknown as vscodeTypes.ExtensionContext, fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel, file, () => api.notesFolder());
+    const message = `No notes folder: the MCP server serves a folder on this computer's disk, and the open folder is not one (${virtual.toString()}). Open a local folder, or set workspace.defaultPath in the configuration.`;
+    fake.shown.length = 0;
+    await assert.rejects(fake.commands.executeCommand('notesapp.startServer'), { message });
+    assert.deepEqual(fake.shown, [{ kind: 'error', message }]);
+    assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
+    fake.shown.length = 0;
+    await fake.commands.executeCommand('notesapp.showStatus');
+    assert.deepEqual(fake.shown, [{ kind: 'info', message: `Notes 0.0.0 — configuration: ${file} — workspace: none (no open folder is on this computer's disk)` }]);
+  });
+
   it('a workspace.defaultPath that cannot be served: "Copy MCP Client Configuration" copies nothing and names the problem', async () => {
     const missing = path.join(dir, 'Notes');
     open(missing);
