@@ -162,7 +162,10 @@ describe('shell: MCP server lifecycle', function () {
       await settings.update('nodePath', '/nonexistent/bin/node', vscode.ConfigurationTarget.Global);
       const failed = await api.restartServer();
       assert.equal(failed.is_running, false);
-      assert.match(failed.last_error ?? '', /did not start: .*ENOENT/);
+      assert.equal(
+        failed.last_error,
+        "The MCP server did not start: The notesapp.mcp.nodePath setting names /nonexistent/bin/node, which does not exist: set it to a Node.js binary, or clear it to run the server on VS Code's own runtime.",
+      );
       assert.equal(await api.healthCheck(), false);
 
       // The extension host here runs on plain Node, so its own binary is a real Node for this check.
