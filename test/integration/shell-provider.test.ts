@@ -67,7 +67,10 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
     const notes = parsed.mcpServers.notes;
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     assert.ok(path.isAbsolute(notes.command), `absolute runtime path: ${notes.command}`);
-    assert.ok(path.isAbsolute(notes.args[0]) && notes.args[0].endsWith(path.join('dist', 'server.js')));
+    // The launcher in the extension's global storage, which an update of the extension leaves where it is.
+    assert.ok(path.isAbsolute(notes.args[0]) && path.basename(notes.args[0]) === 'notesapp-mcp-server.js', notes.args[0]);
+    const extensionPath = vscode.extensions.getExtension('notesapp.notesapp')!.extensionPath;
+    assert.ok(!notes.args[0].startsWith(extensionPath + path.sep), `not in the extension's own folder: ${notes.args[0]}`);
     assert.deepEqual(notes.args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
 
     const transport = new StdioClientTransport({ command: notes.command, args: notes.args, env: { ...getDefaultEnvironment(), ...(notes.env ?? {}) }, stderr: 'pipe' });

@@ -3,7 +3,7 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ConfigStore } from '../../core/config';
-import { clientConfiguration, type ClientConfigOptions } from './client-config';
+import { clientConfiguration, clientNode, type ClientConfigOptions } from './client-config';
 import { checkArgs, getPluginSetting, isSecretKey, setPluginSetting, shownArgument, shownPluginSetting } from './plugin-settings';
 import { runTool, type RunToolOutcome } from './run-tool';
 import type { ServerManager } from './server-manager';
@@ -40,9 +40,16 @@ export interface CommandDeps {
   store: ConfigStore;
   log: vscode.LogOutputChannel;
   clientConfig: () => ClientConfigOptions;
+  /**
+   * The script a copied configuration names for `serverScript` (the extension's dist/server.js): the launcher,
+   * which stays where it is across updates (see launcher.ts). Without it, dist/server.js itself.
+   */
+  clientScript?: (serverScript: string) => Promise<string>;
+  /** The version of a Node binary (see nodeVersion); tests replace it. */
+  nodeVersion?: (program: string) => Promise<number[] | undefined>;
 }
 
-export function createMcpShellApi({ manager, store, log, clientConfig }: CommandDeps): McpShellApi {
+export function createMcpShellApi({ manager, store, log, clientConfig, clientScript, nodeVersion }: CommandDeps): McpShellApi {
   return {
     startServer: (port) => manager.start(parsePort(port)),
     stopServer: () => manager.stop(),
@@ -63,7 +70,16 @@ export function createMcpShellApi({ manager, store, log, clientConfig }: Command
       return CallToolResultSchema.parse(await client.callTool({ name, arguments: args }));
     },
     copyClientConfiguration: async () => {
-      const text = JSON.stringify(clientConfiguration(clientConfig()), null, 2);
+      const options = clientConfig();
+      let serverScript = options.serverScript;
+      try {
+        if (clientScript) serverScript = await clientScript(serverScript);
+      } catch (err) {
+        log.warn(`The MCP server's launcher could not be written (${(err as Error).message}): the copied configuration names ${serverScript}, which moves when the extension is updated`);
+      }
+      const { node, skipped } = await clientNode(options, nodeVersion);
+      if (skipped) log.warn(`The copied MCP client configuration does not use ${skipped}; it runs ${node ?? "VS Code's own runtime"} instead (set notesapp.mcp.nodePath to choose)`);
+      const text = JSON.stringify(clientConfiguration({ ...options, serverScript }, node), null, 2);
       await vscode.env.clipboard.writeText(text);
       return text;
     },

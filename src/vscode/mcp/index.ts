@@ -8,6 +8,7 @@ import { createMcpShellApi, registerServerCommands, type McpShellApi } from './c
 import { mcpServerDefinitions, registerDefinitionProvider } from './definition-provider';
 import { ServerManager } from './server-manager';
 import { notesFolderProblem, vscodeRipgrep, type LaunchOptions } from './server-process';
+import { refreshLauncher, writeLauncher } from './launcher';
 import { registerStatusBar } from './status-bar';
 
 export interface McpShell extends McpShellApi {
@@ -37,6 +38,9 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
   // Searches before the index has read the notes go through ripgrep: VS Code's own, so none need be installed.
   const ripgrep = vscodeRipgrep(vscode.env.appRoot);
   log.info(ripgrep ? `MCP server searches use VS Code's ripgrep: ${ripgrep}` : `no ripgrep found in VS Code (${vscode.env.appRoot}); the MCP server looks for rg on PATH`);
+  // Where the launcher copied configurations name lives (see launcher.ts): the extension's global storage, which
+  // an update keeps.
+  const launcherFolder = context.globalStorageUri?.fsPath;
   const launch = (): LaunchOptions => ({
     serverScript: path.join(context.extensionPath, 'dist', 'server.js'),
     workspaceFolder: notesFolder(),
@@ -62,7 +66,12 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     store,
     log,
     clientConfig: () => ({ ...launch(), execPath: process.execPath }),
+    clientScript: launcherFolder ? (serverScript) => writeLauncher(launcherFolder, serverScript, context.extension.id) : undefined,
   });
+  // A launcher made by an earlier copy is pointed at this version (after an update, the old folder goes).
+  if (launcherFolder) {
+    refreshLauncher(launcherFolder, launch().serverScript, context.extension.id).catch((err: Error) => log.warn(`The MCP server's launcher could not be updated: ${err.message}`));
+  }
   // With folders open that are not on this computer's disk (a repository opened remotely, another virtual file
   // system), "open a folder" would not tell the user what is wrong.
   const noNotesFolder = () => {

@@ -114,6 +114,19 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     assert.deepEqual(JSON.parse(clipboard[0]).mcpServers.notes.args.slice(1), ['--workspace', missing, '--config', path.join(dir, 'config.json')]);
   });
 
+  it('"Copy MCP Client Configuration" names the launcher in the extension storage, which an update leaves in place', async () => {
+    const notes = path.join(dir, 'Notes');
+    fs.mkdirSync(notes);
+    const storage = path.join(dir, 'globalStorage');
+    Object.assign(context, { globalStorageUri: fake.Uri.file(storage), extension: { id: 'notesapp.notesapp', packageJSON: { version: '0.0.0' } } });
+    open(notes);
+    const { clipboard, outcome } = await copy();
+    assert.equal(outcome, 'copied');
+    const launcher = path.join(storage, 'notesapp-mcp-server.js');
+    assert.deepEqual(JSON.parse(clipboard[0]).mcpServers.notes.args, [launcher, '--workspace', notes, '--config', path.join(dir, 'config.json')]);
+    assert.ok(fs.readFileSync(launcher, 'utf8').includes(JSON.stringify(path.join(repoRoot, 'dist', 'server.js'))), 'it runs this version');
+  });
+
   it('"Notes: Show Status" names the folder served: workspace.defaultPath with no folder open, else the first local folder', async () => {
     const notes = path.join(dir, 'Notes');
     fs.mkdirSync(notes);
