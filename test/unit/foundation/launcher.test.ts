@@ -5,7 +5,6 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LineClient } from '../../bench/line-client.mjs';
 import { clientNode } from '../../../src/vscode/mcp/client-config';
 import { LAUNCHER_FILE, refreshLauncher, writeLauncher } from '../../../src/vscode/mcp/launcher';
 
@@ -91,6 +90,7 @@ describe('the MCP server launcher in the extension storage', function () {
     const launcher = await writeLauncher(storage, path.join(repoRoot, 'dist', 'server.js'), ID);
     const config = path.join(dir, 'config.json');
     fs.writeFileSync(config, '{}');
+    const { LineClient } = await import('../../bench/line-client.mjs');
     const client = await LineClient.start(process.execPath, [launcher, '--workspace', path.join(repoRoot, 'media', 'demo-notes'), '--config', config], process.env);
     try {
       const { result } = await client.timedCall('get_workspace_info', {});
