@@ -7,7 +7,6 @@ import type { NotesConfig } from '../src/core/config/schema';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
 import { NotesContext } from './tools/context';
-import { skipsOutputCheck } from './structured-json';
 import { registerTools } from './tools/index';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 import { SERVER_NAME, SERVER_VERSION } from './version';
@@ -53,25 +52,6 @@ export class LazySchemaValidator implements jsonSchemaValidator {
     this.real ??= new AjvJsonSchemaValidator();
     return this.real.getValidator<T>(schema);
   }
-}
-
-type OutputCheck = (tool: unknown, result: unknown, toolName: string) => Promise<void>;
-
-/**
- * The SDK checks each tool result against the tool's output schema (with zod) before sending it. An answer the
- * text workers encoded as bytes (search_files) would have to be decoded into objects for that: on the benchmark's
- * 8.6 MB answer, 8 386 records parsed and checked on the protocol thread. Its records are made by one function
- * (encodeMatches), whose output the tests hold to the advertised schema, so that check is skipped for such results,
- * and for the results of tools marked `unchecked` (list_files, whose 50 000 paths took it 7 ms). Should the SDK's
- * method be gone (another version), every result is checked, decoded: slower, still right.
- */
-export function skipCheckOfEncodedAnswers(server: McpServer): void {
-  const sdk = server as unknown as { validateToolOutput?: OutputCheck };
-  const check = sdk.validateToolOutput;
-  if (typeof check !== 'function') return;
-  sdk.validateToolOutput = function (this: unknown, tool, result, toolName) {
-    return skipsOutputCheck(result) ? Promise.resolve() : check.call(this, tool, result, toolName);
-  };
 }
 
 type RequestCheck = (params: Record<string, unknown>) => void;
@@ -168,7 +148,6 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
       jsonSchemaValidator: new LazySchemaValidator(),
     },
   );
-  skipCheckOfEncodedAnswers(server);
   const ctx = new NotesContext(server, deps);
   const toolCallsChecked = refuseUnknownTools(server, (name) => {
     const category = ctx.toolCategories.get(name);

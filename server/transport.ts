@@ -26,7 +26,7 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
-import { STRUCTURED_PLACEHOLDER, takeStructuredJson, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
+import { STRUCTURED_PLACEHOLDER, takeRegistered, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
 
@@ -91,15 +91,16 @@ const PLACEHOLDER_JSON = JSON.stringify(STRUCTURED_PLACEHOLDER);
 const TEXT_PLACEHOLDER_JSON = JSON.stringify(TEXT_PLACEHOLDER);
 
 /**
- * The text block of a tool result whose structuredContent is that text's JSON (see structured-json.ts), or
- * undefined. Such a reply is written with the text in place of structuredContent, not serialised twice.
+ * A tool result whose text was registered (see structured-json.ts): with `answer`, the text's bytes, written in its
+ * place; without, the text is its structuredContent's JSON, written in place of that. Otherwise undefined.
  */
-function structuredJsonOf(message: JSONRPCMessage): { result: Record<string, unknown>; json: string; answer?: EncodedAnswer } | undefined {
+function registeredOf(message: JSONRPCMessage): { result: Record<string, unknown>; json: string; answer?: EncodedAnswer } | undefined {
   const result = 'result' in message ? (message.result as Record<string, unknown>) : undefined;
   const text = textBlockOf(result);
-  if (!result || result.structuredContent === undefined || text === undefined) return undefined;
-  const taken = takeStructuredJson(text);
-  return taken && { result, json: text, answer: taken.answer };
+  if (!result || text === undefined) return undefined;
+  const taken = takeRegistered(text);
+  if (!taken || (!taken.answer && result.structuredContent === undefined)) return undefined;
+  return { result, json: text, answer: taken.answer };
 }
 
 /**
@@ -117,13 +118,13 @@ export function encodeLine(message: JSONRPCMessage): Buffer {
  * encodedLine) the envelope's pieces around the answer's own buffers, which are not copied into another.
  */
 function encodeParts(message: JSONRPCMessage): Uint8Array[] {
-  const structured = structuredJsonOf(message);
-  if (structured?.answer) return encodedLine(message, structured.result, structured.answer);
+  const registered = registeredOf(message);
+  if (registered?.answer) return encodedLine(message, registered.result, registered.answer);
   let parts: string[];
-  if (structured) {
-    const json = JSON.stringify({ ...message, result: { ...structured.result, structuredContent: STRUCTURED_PLACEHOLDER } });
+  if (registered) {
+    const json = JSON.stringify({ ...message, result: { ...registered.result, structuredContent: STRUCTURED_PLACEHOLDER } });
     const at = json.indexOf(PLACEHOLDER_JSON);
-    parts = [json.slice(0, at), structured.json, json.slice(at + PLACEHOLDER_JSON.length)];
+    parts = [json.slice(0, at), registered.json, json.slice(at + PLACEHOLDER_JSON.length)];
   } else parts = [JSON.stringify(message)];
   let units = 1;
   for (const part of parts) units += part.length;
@@ -135,25 +136,16 @@ function encodeParts(message: JSONRPCMessage): Uint8Array[] {
 }
 
 /**
- * The line for a reply whose text was registered with its bytes (markStructuredJson): the rest of the message
- * serialised (its keys in their order), the answer's bytes put in place of the text block's string and of
- * structuredContent. The bytes JSON.stringify of the message would give.
+ * The line for a reply whose text was registered with its bytes (markEncodedAnswer): the rest of the message
+ * serialised (its keys in their order), the answer's bytes put in place of the text block's string. The bytes
+ * JSON.stringify of the message would give.
  */
 function encodedLine(message: JSONRPCMessage, result: Record<string, unknown>, answer: EncodedAnswer): Uint8Array[] {
-  const shell: Record<string, unknown> = {};
-  for (const key of Object.keys(result)) {
-    // structuredContent is not read: its records are made only when something looks at them (lazyArray).
-    if (key === 'content') shell[key] = [{ type: 'text', text: TEXT_PLACEHOLDER }];
-    else if (key === 'structuredContent') shell[key] = STRUCTURED_PLACEHOLDER;
-    else shell[key] = result[key];
-  }
-  const json = JSON.stringify({ ...message, result: shell });
+  const json = JSON.stringify({ ...message, result: { ...result, content: [{ type: 'text', text: TEXT_PLACEHOLDER }] } });
   const t = json.indexOf(TEXT_PLACEHOLDER_JSON);
-  const s = json.indexOf(PLACEHOLDER_JSON, t + TEXT_PLACEHOLDER_JSON.length);
   const head = Buffer.from(`${json.slice(0, t)}"`);
-  const middle = Buffer.from(`"${json.slice(t + TEXT_PLACEHOLDER_JSON.length, s)}`);
-  const tail = Buffer.from(`${json.slice(s + PLACEHOLDER_JSON.length)}\n`);
-  return [head, ...answer.text, middle, ...answer.json, tail];
+  const tail = Buffer.from(`"${json.slice(t + TEXT_PLACEHOLDER_JSON.length)}\n`);
+  return [head, ...answer.text, tail];
 }
 
 export interface HardenedTransportOptions {

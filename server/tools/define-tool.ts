@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isNotesError } from '../../src/core/errors';
 import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
 import { clientRequestId } from '../transport';
-import { markStructuredJson, type EncodedAnswer } from '../structured-json';
+import { markEncodedAnswer, markStructuredJson, type EncodedAnswer } from '../structured-json';
 import type { NotesConfig } from '../../src/core/config/schema';
 import type { NotesContext } from './context';
 
@@ -14,35 +14,41 @@ export type ToolCategory = 'fileOperations' | 'search' | 'editor' | 'ai';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> {
+interface ToolBase<I extends z.ZodRawShape> {
   name: string;
   category: ToolCategory;
   title: string;
   description: string;
   input: I;
-  output: O;
   annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint'>;
-  /**
-   * The SDK does not check this tool's results against the output schema (see server.ts): for a result that can be
-   * large, made by this server's code from values of fixed types, which the tests hold to the schema.
-   */
-  unchecked?: boolean;
   /**
    * For a tool whose description or argument descriptions quote settings (search.maxResults, the defaults of its
    * flags): made again from each configuration the running server takes, and the tool updated when they changed.
    */
   describe?: (config: NotesConfig) => { description: string; input: I };
+}
+
+/**
+ * A tool whose answer is a record of bounded size: advertised as its output schema, sent as structuredContent and,
+ * as the MCP specification asks for clients that read only text, again as JSON in the text block.
+ */
+export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> extends ToolBase<I> {
+  output: O;
   /**
-   * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content); `json` is the
-   * structured result's JSON when the tool has made it already. With `answer`, the bytes of
-   * that JSON (see EncodedAnswer): the reply is written from them, and the SDK does not check `structured` against
-   * the output schema (see server.ts; the tests hold such answers to it). `warnings`: text blocks after the first,
-   * for what a client that shows the model only the text would otherwise not see.
+   * Returns the structured result; `text` overrides the JSON text block (e.g. raw file content). `warnings`: text
+   * blocks after the first, for what a client that shows the model only the text would otherwise not see.
    */
-  run: (
-    args: z.infer<z.ZodObject<I>>,
-    extra: ToolExtra,
-  ) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; json?: string; answer?: EncodedAnswer; warnings?: string[] }>;
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ structured: z.infer<z.ZodObject<O>>; text?: string; warnings?: string[] }>;
+}
+
+/**
+ * A tool whose answer grows with the workspace (search_files, list_files): sent once, as JSON in the text block,
+ * with no output schema (which would oblige it to send the same answer again as structuredContent). Its description
+ * says the JSON's fields.
+ */
+export interface JsonToolSpec<I extends z.ZodRawShape> extends ToolBase<I> {
+  /** Returns the answer's JSON; with `answer`, that JSON's bytes as the text block holds them (see EncodedAnswer). */
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ json: string; answer?: EncodedAnswer }>;
 }
 
 /** The largest reply a tool sends (see maxSendBytes): search_files and list_files cut their answers to fit. */
@@ -60,24 +66,44 @@ export function errorResult(message: string): CallToolResult {
 }
 
 export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx: NotesContext, spec: ToolSpec<I, O>): void {
+  register(ctx, spec, spec.output, async (args, extra) => {
+    const { structured, text, warnings = [] } = await spec.run(args, extra);
+    // Compact: the text block repeats structuredContent, and indentation would double large results.
+    const block = text ?? JSON.stringify(structured);
+    // The transport writes this text as the structuredContent too, instead of serialising the record again.
+    if (text === undefined) markStructuredJson(block);
+    return { content: [block, ...warnings].map((t) => ({ type: 'text' as const, text: t })), structuredContent: structured };
+  });
+}
+
+export function defineJsonTool<I extends z.ZodRawShape>(ctx: NotesContext, spec: JsonToolSpec<I>): void {
+  register(ctx, spec, undefined, async (args, extra) => {
+    const { json, answer } = await spec.run(args, extra);
+    // The transport writes the answer's bytes in place of the text, made already by the workers that found it.
+    if (answer) markEncodedAnswer(json, answer);
+    return { content: [{ type: 'text', text: json }] };
+  });
+}
+
+function register<I extends z.ZodRawShape>(
+  ctx: NotesContext,
+  spec: ToolBase<I>,
+  outputSchema: z.ZodRawShape | undefined,
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<CallToolResult>,
+): void {
   const registered = ctx.server.registerTool(
     spec.name,
     {
       title: spec.title,
       description: spec.description,
       inputSchema: spec.input,
-      outputSchema: spec.output,
+      ...(outputSchema ? { outputSchema } : {}),
       annotations: { title: spec.title, openWorldHint: false, ...spec.annotations },
     },
     // The SDK's callback type is generic over the shape; the arguments it passes were validated against spec.input.
     (async (args: z.infer<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
-        const { structured, text, json, answer, warnings = [] } = await spec.run(args, extra);
-        // Compact: the text block repeats structuredContent, and indentation would double large results.
-        const block = text ?? json ?? JSON.stringify(structured);
-        // The transport writes this text as the structuredContent too, instead of serialising the records again.
-        if (text === undefined) markStructuredJson(block, { answer, unchecked: spec.unchecked });
-        return { content: [block, ...warnings].map((t) => ({ type: 'text' as const, text: t })), structuredContent: structured };
+        return await run(args, extra);
       } catch (err) {
         if (isNotesError(err)) return errorResult(err.message);
         ctx.deps.log('error', `${spec.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { READ_CHUNK_BYTES } from '../../src/core/workspace/file-access';
 import type { NotesContext } from './context';
-import { defineTool, replyBytesFor } from './define-tool';
+import { defineJsonTool, defineTool, replyBytesFor } from './define-tool';
 import { listPage } from './list-page';
 
 const pathArg = z
@@ -65,30 +65,20 @@ export function registerFileTools(ctx: NotesContext): void {
     },
   });
 
-  defineTool(ctx, {
+  defineJsonTool(ctx, {
     name: 'list_files',
     category: 'fileOperations',
     title: 'List files',
     description:
-      'List every file of the workspace, recursively, as sorted workspace-relative paths. Files matching files.excludePatterns are left out, and so are hidden files (names starting with ".") unless files.showHiddenFiles is on. All paths come in one answer unless `limit` asks for fewer or they do not fit in 10 MB; when `truncated` is true, call again with `cursor` set to `nextCursor` for the paths that follow.',
+      'List every file of the workspace, recursively, as sorted workspace-relative paths. Answers JSON {"files": [paths], "count", "total", "truncated", "nextCursor"}: the paths of this answer (POSIX "/" separators, sorted by UTF-16 code units), their number, the number in the whole listing, and whether more follow. Files matching files.excludePatterns are left out, and so are hidden files (names starting with ".") unless files.showHiddenFiles is on. All paths come in one answer unless `limit` asks for fewer or they do not fit in 10 MB; when `truncated` is true, call again with `cursor` set to `nextCursor` for the paths that follow.',
     input: {
       cursor: z.string().optional().describe('Continue after this path: the `nextCursor` of the previous answer. Paths sorted after it are listed.'),
       limit: z.number().int().min(1).optional().describe('At most this many paths in the answer (default: all that fit in 10 MB).'),
     },
-    output: {
-      files: z.array(z.string()).describe('Workspace-relative POSIX paths, sorted by UTF-16 code units.'),
-      count: z.number().describe('Number of paths in this answer.'),
-      total: z.number().describe('Number of files in the whole listing.'),
-      truncated: z.boolean().describe('True when more paths follow: ask again with `cursor` set to `nextCursor`.'),
-      nextCursor: z.string().optional().describe('When truncated: the cursor for the next paths (the last path of this answer).'),
-    },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-    // The SDK's check of the 50 000 paths of a large workspace took 7 ms of the answer.
-    unchecked: true,
     run: async ({ cursor, limit }, extra) => {
       const all = await ctx.listFiles();
-      const { page, json } = listPage(all, { cursor, limit, maxBytes: replyBytesFor(ctx, extra) });
-      return { structured: page, json };
+      return { json: listPage(all, { cursor, limit, maxBytes: replyBytesFor(ctx, extra) }).json };
     },
   });
 

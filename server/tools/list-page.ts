@@ -34,15 +34,15 @@ function countOf(text: string, c: string): number {
 }
 
 /**
- * The bytes a JSON text takes in a reply, which carries it twice: as is (structuredContent) and as the text block's
- * string, where each `"` and `\` gains a backslash (JSON text holds no other character a string escapes).
+ * The bytes a JSON text takes in a reply as its text block's string, where each `"` and `\` gains a backslash (JSON
+ * text holds no other character a string escapes).
  */
 export function replyBytes(json: string): number {
-  return 2 * Buffer.byteLength(json) + countOf(json, '"') + countOf(json, '\\');
+  return Buffer.byteLength(json) + countOf(json, '"') + countOf(json, '\\');
 }
 
 function pageJson(page: ListPage): string {
-  // The order of ListPage's fields, as JSON.stringify of the structured result would give them.
+  // The order of ListPage's fields, as JSON.stringify of the page would give them.
   const cursor = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
   return `{"files":${JSON.stringify(page.files)},"count":${page.count},"total":${page.total},"truncated":${page.truncated}${cursor}}`;
 }
@@ -73,7 +73,7 @@ export function listPage(sorted: readonly string[], options: { cursor?: string; 
   let used = 0;
   let stop = start + 1;
   for (let i = start; i < end; i++) {
-    used += replyBytes(JSON.stringify(sorted[i])) + (i > start ? 2 : 0); // and the comma before it, in each copy
+    used += replyBytes(JSON.stringify(sorted[i])) + (i > start ? 1 : 0); // and the comma before it
     if (used > budget) break;
     const around = replyBytes(pageJson({ files: [], count: i - start + 1, total: sorted.length, truncated: true, nextCursor: sorted[i] }));
     if (used + around <= budget) stop = i + 1;

@@ -48,8 +48,8 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === 'get_editor_content'), 'the notes tools are offered');
       // The first search, before the index has read the notes, goes through VS Code's ripgrep.
-      const found = (await client.callTool({ name: 'search_files', arguments: { query: 'standup' } })) as unknown as { structuredContent: { count: number } };
-      assert.ok(found.structuredContent.count > 0, 'the search finds the fixture notes');
+      const found = (await client.callTool({ name: 'search_files', arguments: { query: 'standup' } })) as { content: Array<{ text: string }> };
+      assert.ok((JSON.parse(found.content[0].text) as { count: number }).count > 0, 'the search finds the fixture notes');
       // stderr and stdout are separate pipes: the log line may arrive just after the answer.
       const said = `search: ripgrep ${ripgrep} narrows`;
       for (let waited = 0; !stderr.includes(said) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));

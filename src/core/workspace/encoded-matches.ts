@@ -1,7 +1,7 @@
 // A search's matches as the bytes of its answer. The text worker that finds them writes each result's JSON there and
-// then (in UTF-8, and again escaped as the answer's text block holds it), so the protocol thread neither builds the
-// result objects, nor serialises them, nor encodes them: it joins the workers' bytes and writes them out. On the
-// benchmark's regular expression (8 386 results, an 8.6 MB answer) that work took the protocol thread about 90 ms.
+// then, escaped as the answer's text block holds it, in UTF-8, so the protocol thread neither builds the result
+// objects, nor serialises them, nor encodes them: it joins the workers' bytes and writes them out. On the
+// benchmark's regular expression (8 386 results, a 4.4 MB answer) that work took the protocol thread about 45 ms.
 import type { LineMatch } from './match';
 
 /** One search result, as search_files answers it. */
@@ -16,20 +16,22 @@ export interface SearchResultItem {
 }
 
 /**
- * Results in order, each as `JSON.stringify(result)` writes it followed by a comma: in `json` in UTF-8, in `text`
- * escaped as characters of a JSON string, in UTF-8 (every `"` and `\` preceded by a `\`: JSON.stringify's output
- * holds no other character a string must escape), and in `chars` as a string, where the last result's comma may be
- * left out (its end is then one past the string's). A prefix of the results is therefore a prefix of each.
+ * Results in order, each as `JSON.stringify(result)` writes it followed by a comma: in `text` escaped as characters
+ * of a JSON string, in UTF-8 (every `"` and `\` preceded by a `\`: JSON.stringify's output holds no other character
+ * a string must escape), and in `chars` as a string, where the last result's comma may be left out (its end is then
+ * one past the string's). A prefix of the results is therefore a prefix of each.
  */
 export interface EncodedMatches {
   /** For each file with results, in order: its index in the list searched, and its number of results. */
   files: Int32Array;
-  /** For each result, in order: where it ends (after its comma) in `json`, in `text`, and in `chars`. */
+  /** For each result, in order: where it ends (after its comma) in `text`, and in `chars`. */
   ends: Int32Array;
-  json: Uint8Array;
   text: Uint8Array;
   chars: string;
 }
+
+/** Entries of EncodedMatches.ends for each result. */
+const ENDS = 2;
 
 /**
  * Encodes the matches `found` on `paths` (see EncodedMatches). Self-contained on purpose: its source text also runs
@@ -43,6 +45,7 @@ export interface EncodedMatches {
  * followed by `,` or `}`, never by `file":`.
  */
 export function encodeMatches(paths: readonly string[], found: ReadonlyArray<readonly [number, readonly LineMatch[]]>): EncodedMatches {
+  const ENDS = 2; // (see EncodedMatches.ends; repeated here, which runs in the worker on its own)
   const files = new Int32Array(found.length * 2);
   const results: Array<{ file: string; line: number; content: string; match: string }> = [];
   for (let f = 0; f < found.length; f++) {
@@ -53,14 +56,14 @@ export function encodeMatches(paths: readonly string[], found: ReadonlyArray<rea
     for (const [line, content, match] of lines) results.push({ file, line, content, match });
   }
   const count = results.length;
-  const ends = new Int32Array(count * 3);
-  if (count === 0) return { files, ends, json: new Uint8Array(0), text: new Uint8Array(0), chars: '' };
+  const ends = new Int32Array(count * ENDS);
+  if (count === 0) return { files, ends, text: new Uint8Array(0), chars: '' };
   // '[' + the results joined by commas + ']': the results are a slice of it (a view, not a copy of megabytes).
   const whole = JSON.stringify(results);
   const chars = whole.slice(1, -1);
-  // Room for the worst case (3 bytes a UTF-16 unit, and the last comma; escaping at most doubles): pages never
-  // written cost nothing.
-  const json = Buffer.allocUnsafeSlow(chars.length * 3 + 1);
+  // The UTF-8 is only read from, to escape it: it may lie in Node's pool. Room for the worst case (3 bytes a UTF-16
+  // unit, and the last comma; escaping at most doubles): pages never written cost nothing.
+  const json = Buffer.allocUnsafe(chars.length * 3 + 1);
   let bytes = json.write(chars, 0);
   json[bytes++] = 44;
   const text = Buffer.allocUnsafeSlow(bytes * 2);
@@ -72,18 +75,16 @@ export function encodeMatches(paths: readonly string[], found: ReadonlyArray<rea
     if (b === 34 || b === 92) text[at++] = 92; // " and \ get a \ before them
     text[at++] = b;
     if (b === 44 && json[i + 1] === 123 && json[i + 2] === 34 && i + next.length < bytes && json.compare(next, 3, next.length, i + 3, i + next.length) === 0) {
-      ends[r * 3] = i + 1;
-      ends[r * 3 + 1] = at;
+      ends[r * ENDS] = at;
       r++;
     }
   }
-  ends[r * 3] = bytes;
-  ends[r * 3 + 1] = at;
+  ends[r * ENDS] = at;
   for (let k = 0, c = 0; k < count; k++) {
     c = k === count - 1 ? chars.length + 1 : chars.indexOf(',{"file":', c) + 1;
-    ends[k * 3 + 2] = c;
+    ends[k * ENDS + 1] = c;
   }
-  return { files, ends, json: new Uint8Array(json.buffer, json.byteOffset, bytes), text: new Uint8Array(text.buffer, text.byteOffset, at), chars };
+  return { files, ends, text: new Uint8Array(text.buffer, text.byteOffset, at), chars };
 }
 
 /**
@@ -103,24 +104,24 @@ export function postedMatches(matches: EncodedMatches): { posted: PostedMatches;
   const raw = Buffer.allocUnsafeSlow(matches.chars.length * (latin1 ? 1 : 2));
   raw.write(matches.chars, 0, latin1 ? 'latin1' : 'utf16le');
   const chars = new Uint8Array(raw.buffer, raw.byteOffset, raw.length);
-  const posted = { files: matches.files, ends: matches.ends, json: matches.json, text: matches.text, chars, latin1 };
-  return { posted, move: [posted.files.buffer, posted.ends.buffer, posted.json.buffer, posted.text.buffer, chars.buffer] as ArrayBuffer[] };
+  const posted = { files: matches.files, ends: matches.ends, text: matches.text, chars, latin1 };
+  return { posted, move: [posted.files.buffer, posted.ends.buffer, posted.text.buffer, chars.buffer] as ArrayBuffer[] };
 }
 
 /** Posted matches as they were encoded. */
 export function receivedMatches(posted: PostedMatches): EncodedMatches {
   const raw = Buffer.from(posted.chars.buffer, posted.chars.byteOffset, posted.chars.byteLength);
-  return { files: posted.files, ends: posted.ends, json: posted.json, text: posted.text, chars: raw.toString(posted.latin1 ? 'latin1' : 'utf16le') };
+  return { files: posted.files, ends: posted.ends, text: posted.text, chars: raw.toString(posted.latin1 ? 'latin1' : 'utf16le') };
 }
 
 export function matchCount(matches: EncodedMatches): number {
-  return matches.ends.length / 3;
+  return matches.ends.length / ENDS;
 }
 
-/** What the first `count` results take in `json`, `text` (bytes) and `chars`, commas between them included. */
-export function matchBytes(matches: EncodedMatches, count: number): { json: number; text: number; chars: number } {
-  if (count <= 0) return { json: 0, text: 0, chars: 0 };
-  return { json: matches.ends[count * 3 - 3] - 1, text: matches.ends[count * 3 - 2] - 1, chars: matches.ends[count * 3 - 1] - 1 };
+/** What the first `count` results take in `text` (bytes) and `chars`, commas between them included. */
+export function matchBytes(matches: EncodedMatches, count: number): { text: number; chars: number } {
+  if (count <= 0) return { text: 0, chars: 0 };
+  return { text: matches.ends[count * ENDS - 2] - 1, chars: matches.ends[count * ENDS - 1] - 1 };
 }
 
 /**
@@ -137,7 +138,6 @@ export function mergeMatches(parts: ReadonlyArray<{ matches: EncodedMatches; ind
   /** [index in the list, part, first result, results], for each file with results. */
   const entries: Array<[number, number, number, number]> = [];
   let count = 0;
-  let jsonBytes = 0;
   let textBytes = 0;
   parts.forEach(({ matches, index }, p) => {
     let first = 0;
@@ -146,31 +146,28 @@ export function mergeMatches(parts: ReadonlyArray<{ matches: EncodedMatches; ind
       first += matches.files[f + 1];
     }
     count += first;
-    jsonBytes += matches.json.length;
     textBytes += matches.text.length;
   });
   entries.sort((a, b) => a[0] - b[0]);
   const files = new Int32Array(entries.length * 2);
-  const ends = new Int32Array(count * 3);
-  const json = new Uint8Array(jsonBytes);
+  const ends = new Int32Array(count * ENDS);
   const text = new Uint8Array(textBytes);
   const chars: string[] = [];
-  const at = [0, 0, 0];
+  const at = [0, 0];
   let r = 0;
   entries.forEach(([index, p, first, n], f) => {
     files[f * 2] = index;
     files[f * 2 + 1] = n;
     const from = parts[p].matches;
-    const start = [0, 1, 2].map((k) => (first === 0 ? 0 : from.ends[first * 3 - 3 + k]));
-    for (let i = first; i < first + n; i++, r++) for (let k = 0; k < 3; k++) ends[r * 3 + k] = at[k] + from.ends[i * 3 + k] - start[k];
-    const end = [0, 1, 2].map((k) => from.ends[(first + n) * 3 - 3 + k]);
-    json.set(from.json.subarray(start[0], end[0]), at[0]);
-    text.set(from.text.subarray(start[1], end[1]), at[1]);
-    chars.push(from.chars.slice(start[2], end[2]));
-    if (end[2] > from.chars.length) chars.push(','); // the comma left out of that part's last result
-    for (let k = 0; k < 3; k++) at[k] += end[k] - start[k];
+    const start = [0, 1].map((k) => (first === 0 ? 0 : from.ends[(first - 1) * ENDS + k]));
+    for (let i = first; i < first + n; i++, r++) for (let k = 0; k < ENDS; k++) ends[r * ENDS + k] = at[k] + from.ends[i * ENDS + k] - start[k];
+    const end = [0, 1].map((k) => from.ends[(first + n - 1) * ENDS + k]);
+    text.set(from.text.subarray(start[0], end[0]), at[0]);
+    chars.push(from.chars.slice(start[1], end[1]));
+    if (end[1] > from.chars.length) chars.push(','); // the comma left out of that part's last result
+    for (let k = 0; k < ENDS; k++) at[k] += end[k] - start[k];
   });
-  return { files, ends, json, text, chars: chars.join('') };
+  return { files, ends, text, chars: chars.join('') };
 }
 
 /** The first `count` results as objects (what the bytes say; used where no answer is written, such as tests). */

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigStore } from '../../../src/core/config/store';
+import { callOk } from '../server/harness';
 import { tempConfigDir } from './helpers';
 
 const serverJs = path.resolve(__dirname, '../../../dist/server.js');
@@ -140,8 +141,7 @@ describe('a running MCP server follows changes of its config file', function () 
   it('applies new search settings to the next search, and describes them in tools/list with one tools/list_changed', async () => {
     fs.writeFileSync(path.join(tmp.dir, 'ws', 'n.md'), 'Needle one\nneedles two\nneedle three\n');
     const lines = async (query: string) => {
-      const r = await client.callTool({ name: 'search_files', arguments: { query } });
-      const s = r.structuredContent as { results: Array<{ line: number }>; truncated: boolean };
+      const s = await callOk<{ results: Array<{ line: number }>; truncated: boolean }>(client, 'search_files', { query });
       return { lines: s.results.map((x) => x.line), truncated: s.truncated };
     };
     assert.deepEqual(await lines('needle'), { lines: [1, 2, 3], truncated: false });
@@ -219,7 +219,7 @@ describe('a running MCP server follows changes of its config file', function () 
     await stderrShows(/changed; the new values apply from the next request/);
     fs.mkdirSync(path.join(tmp.dir, 'ws', 'private'));
     fs.writeFileSync(path.join(tmp.dir, 'ws', 'private', 'diary.md'), '# Diary\n');
-    const listed = async (): Promise<string> => JSON.stringify((await client.callTool({ name: 'list_files', arguments: {} })).structuredContent);
+    const listed = async (): Promise<string> => JSON.stringify(await callOk(client, 'list_files'));
     assert.doesNotMatch(await listed(), /diary/);
     stderr = '';
     // Half-way through typing a new key: the comma after it is still missing.

@@ -109,17 +109,19 @@ describe('dist/server.js over stdio', () => {
       const client = await LineClient.start(process.execPath, [serverJs, '--workspace', ws, '--config', config]);
       const { child } = client;
       const exited = new Promise<number>((resolve) => child.on('exit', () => resolve(Date.now())));
-      type ToolResult = { structuredContent?: { files?: string[]; count?: number } };
-      const call = (method: string, params: object) => client.request(method, params) as Promise<ToolResult>;
-      const found = await call('tools/call', { name: 'search_files', arguments: { query: 'kyoto' } });
-      assert.equal(found.structuredContent?.count, 20);
+      // search_files and list_files answer JSON in their one text block.
+      const call = async (name: string) => {
+        const result = (await client.request('tools/call', { name, arguments: name === 'search_files' ? { query: 'kyoto' } : {} })) as { content: Array<{ text: string }> };
+        return JSON.parse(result.content[0].text) as { files?: string[]; count?: number };
+      };
+      assert.equal((await call('search_files')).count, 20);
       // An index setting changes: the server builds a new index and keeps the old one for a while (120 s).
       fs.writeFileSync(config, JSON.stringify({ files: { excludePatterns: ['**/skip/**'] } }));
       const deadline = Date.now() + 10_000;
       let listed: string[] | undefined;
       do {
         await new Promise((resolve) => setTimeout(resolve, 100));
-        listed = (await call('tools/call', { name: 'list_files', arguments: {} })).structuredContent?.files;
+        listed = (await call('list_files')).files;
       } while (listed?.some((f) => f.startsWith('skip/')) && Date.now() < deadline);
       assert.equal(listed?.length, 16, 'the new exclude pattern is in force');
       const closedAt = Date.now();

@@ -88,9 +88,18 @@ export async function call(client: Client, name: string, args: Record<string, un
 }
 
 /** Calls a tool that must succeed and returns its structured content. */
+/** Tools whose answer grows with the workspace: it comes once, as JSON in the only text block, with no structuredContent. */
+export const JSON_TOOLS = ['search_files', 'list_files'];
+
+/** The answer of a call that must succeed: its structuredContent, or for JSON_TOOLS the JSON of its text block. */
 export async function callOk<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
   const result = await call(client, name, args);
   assert.ok(!result.isError, `${name} failed: ${JSON.stringify(result.content)}`);
+  if (JSON_TOOLS.includes(name)) {
+    assert.equal(result.structuredContent, undefined, `${name} sends its answer once, as text`);
+    assert.equal(result.content.length, 1, `${name} answers one text block`);
+    return JSON.parse(textOf(result)) as T;
+  }
   assert.ok(result.structuredContent, `${name} returns structuredContent`);
   return result.structuredContent as T;
 }
@@ -102,6 +111,14 @@ export async function callError(client: Client, name: string, args: Record<strin
   const first = result.content[0];
   assert.equal(first.type, 'text');
   return first.type === 'text' ? first.text : '';
+}
+
+/** The answer of a JSON tool (JSON_TOOLS) as sent: the JSON of its only text block; it has no structuredContent. */
+export function answerOf<T>(result: CallToolResult | Record<string, unknown>): T {
+  const { content, structuredContent } = result as CallToolResult;
+  assert.equal(structuredContent, undefined, 'the answer is sent once, as text');
+  assert.equal(content.length, 1, 'one text block');
+  return JSON.parse(textOf(result as CallToolResult)) as T;
 }
 
 export function textOf(result: CallToolResult): string {

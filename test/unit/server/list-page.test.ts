@@ -1,10 +1,8 @@
-// list_files pages: the reply as the transport writes it (the page as structured content and again, escaped, in the
-// text block) fits the limit, is byte for byte what JSON.stringify of the reply gives, is cut only when it must be,
-// and the pages from each one's nextCursor give every path once, in order.
+// list_files pages: the reply as the transport writes it (the page's JSON, escaped, in the text block, once) fits the
+// limit, is cut only when it must be, and the pages from each one's nextCursor give every path once, in order.
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { markStructuredJson } from '../../../server/structured-json';
-import { firstAfter, listPage, replyBytes, type ListPage } from '../../../server/tools/list-page';
+import { firstAfter, listPage, replyBytes } from '../../../server/tools/list-page';
 import { encodeLine } from '../../../server/transport';
 
 const NAMES = ['plain', 'with space', '"quoted"', 'back\\slash', 'tab\there', 'ctrl\u0001', 'café', '日本語のメモ', '😀 emoji', 'lone \ud800 surrogate', 'Zeta', 'zeta', '_under'];
@@ -22,18 +20,16 @@ function paths(count: number, seed: number): string[] {
   return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The line the transport writes for a page (registered as the tool registers it), and the plain reply. */
-function reply(page: ListPage, json: string, id: string | number = 1): { line: Buffer; plain: Buffer } {
-  markStructuredJson(json, { unchecked: true });
-  const message = { result: { content: [{ type: 'text', text: json }], structuredContent: page }, jsonrpc: '2.0', id } as JSONRPCMessage;
-  return { line: encodeLine(message), plain: Buffer.from(`${JSON.stringify(message)}\n`) };
+/** The line the transport writes for a page's JSON, as list_files answers it. */
+function reply(json: string, id: string | number = 1): Buffer {
+  return encodeLine({ result: { content: [{ type: 'text', text: json }] }, jsonrpc: '2.0', id } as JSONRPCMessage);
 }
 
 describe('list_files pages', () => {
   it('counts the bytes of a JSON text in a reply exactly', () => {
     for (const name of NAMES) {
       const json = JSON.stringify({ files: [name, `${name}/x`] });
-      assert.equal(replyBytes(json), Buffer.byteLength(json) + Buffer.byteLength(JSON.stringify(json)) - 2, name);
+      assert.equal(replyBytes(json), Buffer.byteLength(JSON.stringify(json)) - 2, name);
     }
   });
 
@@ -55,7 +51,7 @@ describe('list_files pages', () => {
     assert.deepEqual(listPage([], { maxBytes: 4096 }).page, { files: [], count: 0, total: 0, truncated: false });
   });
 
-  it('writes, for any paths and limit, exactly the bytes JSON.stringify of the reply gives, within the limit, cut only when it must be', () => {
+  it('writes, for any paths and limit, a reply within the limit that carries the page, cut only when it must be', () => {
     const limit = 64 * 1024;
     for (let seed = 1; seed <= 6; seed++) {
       const all = paths(3000, seed);
@@ -66,8 +62,8 @@ describe('list_files pages', () => {
       for (let pages = 0; ; pages++) {
         assert.ok(pages < 500, 'the pages move on');
         const { page, json } = listPage(all, { cursor, maxBytes: limit - room });
-        const { line, plain } = reply(page, json, id);
-        assert.deepEqual(line, plain, `seed ${seed}: the bytes written`);
+        const line = reply(json, id);
+        assert.deepEqual(JSON.parse(JSON.parse(line.toString()).result.content[0].text), page, `seed ${seed}: the page written`);
         assert.ok(line.length - 1 <= limit, `seed ${seed}: ${line.length} bytes`);
         assert.equal(page.count, page.files.length);
         assert.equal(page.total, all.length);

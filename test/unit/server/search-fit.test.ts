@@ -1,10 +1,10 @@
-// search_files answers cut to the payload limit: the reply as the transport writes it (the result as structured
-// content and again, escaped, in the text block) never exceeds the limit, is byte for byte what JSON.stringify of
-// the reply gives, and is cut only when it must be.
+// search_files answers cut to the payload limit: the reply as the transport writes it (the answer's JSON, escaped,
+// in the text block, from the bytes the workers made) never exceeds the limit, is byte for byte what JSON.stringify
+// of the reply gives, and is cut only when it must be.
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encodeMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
-import { markStructuredJson } from '../../../server/structured-json';
+import { markEncodedAnswer } from '../../../server/structured-json';
 import { fitAnswer } from '../../../server/tools/search';
 import { encodeLine } from '../../../server/transport';
 
@@ -29,6 +29,15 @@ function results(count: number, seed: number, pieces = PIECES): SearchResultItem
   });
 }
 
+interface Answer {
+  results: SearchResultItem[];
+  count: number;
+  truncated: boolean;
+}
+
+/** The answer the JSON of a fit holds. */
+const answerOf = (fit: ReturnType<typeof fitAnswer>): Answer => JSON.parse(fit.json) as Answer;
+
 /** The results as a worker encodes them: files of one to three results each. */
 function encoded(all: SearchResultItem[]) {
   const paths: string[] = [];
@@ -46,8 +55,8 @@ function encoded(all: SearchResultItem[]) {
 
 /** The line the transport writes for the answer (registered as the tool registers it), and the plain reply. */
 function reply(fit: ReturnType<typeof fitAnswer>, id = 1): { line: Buffer; plain: Buffer } {
-  markStructuredJson(fit.json, { answer: fit.answer });
-  const message = { result: { content: [{ type: 'text', text: fit.json }], structuredContent: fit.structured }, jsonrpc: '2.0', id } as JSONRPCMessage;
+  markEncodedAnswer(fit.json, fit.answer);
+  const message = { result: { content: [{ type: 'text', text: fit.json }] }, jsonrpc: '2.0', id } as JSONRPCMessage;
   const line = encodeLine(message);
   return { line, plain: Buffer.from(`${JSON.stringify(message)}\n`) };
 }
@@ -62,7 +71,7 @@ describe('search answers cut to the payload limit', () => {
       // Half the seeds with plain text only (nothing to escape), half with everything that JSON escapes or encodes
       // in several bytes, and text that looks like the boundary between two results.
       const pieces = seed % 2 ? PIECES : ['plain words ', 'x'];
-      const boundary = fitAnswer(encoded(results(4000, seed, pieces)), false, limit).structured.count;
+      const boundary = answerOf(fitAnswer(encoded(results(4000, seed, pieces)), false, limit)).count;
       assert.ok(boundary > 50 && boundary < 4000, `seed ${seed}: the limit is reached at ${boundary} results`);
       const counts = [0, 1, 10, 4000];
       for (let count = boundary - 30; count <= boundary + 30; count += 3) counts.push(count);
@@ -73,9 +82,9 @@ describe('search answers cut to the payload limit', () => {
         assert.deepEqual(line, plain, `seed ${seed}, ${count} results: the bytes written`);
         assert.ok(line.length <= limit, `seed ${seed}, ${count} results: ${line.length} bytes`);
         const written = JSON.parse(line.toString()).result;
-        const kept = fit.structured.count;
-        assert.deepEqual(written.structuredContent, { results: all.slice(0, kept), count: kept, truncated: kept < all.length });
-        assert.equal(written.content[0].text, JSON.stringify(written.structuredContent));
+        const kept = answerOf(fit).count;
+        assert.deepEqual(JSON.parse(written.content[0].text), { results: all.slice(0, kept), count: kept, truncated: kept < all.length });
+        assert.equal(written.structuredContent, undefined, 'the answer is sent once');
         // Cut only when the whole answer would not fit, and then at the last result that fits.
         if (kept < all.length) {
           const more = fitAnswer(encoded(all.slice(0, kept + 1)), false, Number.MAX_SAFE_INTEGER);
@@ -87,16 +96,7 @@ describe('search answers cut to the payload limit', () => {
 
   it('keeps truncated when the search itself was cut, even when everything found fits', () => {
     const few = encoded(results(5, 3));
-    assert.equal(fitAnswer(few, true, limit).structured.truncated, true);
-    assert.equal(fitAnswer(few, false, limit).structured.truncated, false);
-  });
-
-  it('gives the structured results as objects when something reads them', () => {
-    const all = results(40, 5);
-    const fit = fitAnswer(encoded(all), false, limit);
-    assert.ok(Array.isArray(fit.structured.results));
-    assert.equal(fit.structured.results.length, 40);
-    assert.deepEqual([...fit.structured.results], all);
-    assert.deepEqual(JSON.parse(JSON.stringify(fit.structured)), JSON.parse(fit.json));
+    assert.equal(answerOf(fitAnswer(few, true, limit)).truncated, true);
+    assert.equal(answerOf(fitAnswer(few, false, limit)).truncated, false);
   });
 });

@@ -117,8 +117,8 @@ describe('text worker threads', function () {
     // The same results, truncated and files searched, and the same bytes to write: merged from three workers'
     // parts as one worker made them.
     const written = (o: SearchOutcome) => {
-      const { json, text } = matchBytes(o.answer.matches, o.answer.count);
-      return { results: o.results, truncated: o.truncated, filesSearched: o.filesSearched, json: Buffer.from(o.answer.matches.json.subarray(0, json)).toString(), text: Buffer.from(o.answer.matches.text.subarray(0, text)).toString() };
+      const { text, chars } = matchBytes(o.answer.matches, o.answer.count);
+      return { results: o.results, truncated: o.truncated, filesSearched: o.filesSearched, json: o.answer.matches.chars.slice(0, chars), text: Buffer.from(o.answer.matches.text.subarray(0, text)).toString() };
     };
     assert.deepEqual(written(all), written(await searchWith(one, files, query('fizz'), 1000)));
     assert.equal(all.results.length, 20);
