@@ -2,7 +2,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 
 export declare class LineClient {
-  static start(command: string, args: string[], env?: NodeJS.ProcessEnv): Promise<LineClient>;
+  static start(command: string, args: string[], env?: NodeJS.ProcessEnv, options?: { stderr?: 'ignore' | 'pipe' }): Promise<LineClient>;
   readonly child: ChildProcessWithoutNullStreams;
   request(method: string, params: unknown): Promise<unknown>;
   timedCall(name: string, args: unknown): Promise<{ ms: number; result: unknown }>;

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 export class LineClient {
-  /** Spawns `command args` and completes the initialize handshake. */
-  static async start(command, args, env = process.env) {
-    const client = new LineClient(spawn(command, args, { env, stdio: ['pipe', 'pipe', 'ignore'] }));
+  /** Spawns `command args` and completes the initialize handshake; `stderr: 'pipe'` gives the server's log to read. */
+  static async start(command, args, env = process.env, { stderr = 'ignore' } = {}) {
+    const client = new LineClient(spawn(command, args, { env, stdio: ['pipe', 'pipe', stderr] }));
     await client.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench-line-client', version: '1' } });
     client.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     return client;

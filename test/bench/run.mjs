@@ -58,21 +58,53 @@ function row(section, what, ours, reference, refName, target) {
   rows.push({ section, what, ours, reference, refName, ratio: r, target });
 }
 
+/** The server's log line that says its index has read every note text it keeps (see waitIndexed). */
+const INDEXED = /index: \d+ texts \(\d+ MiB\) kept by the text worker, ready/;
+
+/**
+ * A promise that resolves when the server writing to `stderr` logs that its index is complete: the texts it keeps
+ * are read. Warm rows wait for it, so that they time a server that has finished its start-up work (as one a client
+ * keeps running has), not one still reading the notes in the background on the same cores. The stream is drained
+ * whatever happens, so that the server never blocks on a full pipe.
+ */
+function waitIndexed(stderr) {
+  let tail = '';
+  return new Promise((resolve) => {
+    stderr.on('data', (chunk) => {
+      if (tail === null) return;
+      tail = (tail + chunk.toString()).slice(-4096);
+      if (INDEXED.test(tail)) {
+        tail = null;
+        resolve();
+      }
+    });
+  });
+}
+
+/** Fails after `ms` with what `what` is. */
+function deadline(promise, ms, what) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
 async function connect(workspace, extraEnv = {}, args = [serverJs, '--workspace', workspace, ...serverFlags]) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
     env: { ...process.env, ...extraEnv },
-    stderr: 'ignore',
+    stderr: 'pipe',
   });
+  const indexed = waitIndexed(transport.stderr);
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);
   openClients.add(client);
-  return { client, pid: transport.pid };
+  return { client, pid: transport.pid, indexed: () => deadline(indexed, 120_000, 'the index') };
 }
 
 async function lineClient(workspace, extraEnv = {}) {
-  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags], { ...process.env, ...extraEnv });
+  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags], { ...process.env, ...extraEnv }, { stderr: 'pipe' });
+  const indexed = waitIndexed(lc.child.stderr);
+  lc.indexed = () => deadline(indexed, 120_000, 'the index');
   openLineClients.add(lc);
   return lc;
 }
@@ -199,7 +231,9 @@ async function benchSearch() {
       count = structured(t.value).results.length;
       await client.close();
     }
-    const { client } = await connect(corpus.dir);
+    const { client, indexed } = await connect(corpus.dir);
+    await client.callTool({ name: 'search_files', arguments: q.args });
+    await indexed();
     await client.callTool({ name: 'search_files', arguments: q.args });
     const warm = [];
     for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'search_files', arguments: q.args }))).ms);
@@ -219,6 +253,8 @@ async function benchSearch() {
       await walker.close();
     }
     const lc = await lineClient(corpus.dir);
+    await lc.timedCall('search_files', q.args);
+    await lc.indexed();
     const answer = await lc.timedCall('search_files', q.args);
     const lineWarm = [];
     for (let i = 0; i < REPS; i++) lineWarm.push((await lc.timedCall('search_files', q.args)).ms);
@@ -274,13 +310,16 @@ async function benchList() {
   const firsts = [];
   let listed;
   let client;
+  let indexed;
   for (let i = 0; i < FRESH; i++) {
     await client?.close();
-    ({ client } = await connect(corpus.dir));
+    ({ client, indexed } = await connect(corpus.dir));
     const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
     firsts.push(first.ms);
     listed = structured(first.value);
   }
+  await indexed();
+  await client.callTool({ name: 'list_files', arguments: {} });
   const warm = [];
   for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'list_files', arguments: {} }))).ms);
   await client.close();
@@ -332,11 +371,13 @@ async function benchTools() {
   const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => statFloor(corpus.dir)));
   const firsts = [];
   let client;
+  let indexed;
   for (let i = 0; i < Math.min(REPS, 3); i++) {
     await client?.close();
-    ({ client } = await connect(corpus.dir));
+    ({ client, indexed } = await connect(corpus.dir));
     firsts.push((await timed(() => client.callTool({ name: 'get_workspace_stats', arguments: {} }))).ms);
   }
+  await indexed();
   const warm = async (name, args) => {
     await client.callTool({ name, arguments: args });
     const times = [];
@@ -361,7 +402,8 @@ async function benchTools() {
 // 4. tools/call throughput and latency
 async function benchThroughput() {
   const corpus = ensureCorpus(1000);
-  const { client } = await connect(corpus.dir);
+  const { client, indexed } = await connect(corpus.dir);
+  await indexed();
   const listed = structured(await client.callTool({ name: 'list_files', arguments: {} }));
   const files = (listed.files ?? listed).slice(0, 200).map((f) => (typeof f === 'string' ? f : f.path));
   const n = quick ? 300 : 2000;
@@ -392,7 +434,9 @@ async function benchThroughput() {
 // 5. peak RSS with the large corpus indexed
 async function benchMemory() {
   const corpus = ensureCorpus(SIZES.list);
-  const { client, pid } = await connect(corpus.dir);
+  const { client, pid, indexed } = await connect(corpus.dir);
+  // The peak of a server with every note indexed: the texts it keeps are read before the searches.
+  await indexed();
   const peak = () => {
     try {
       return Number(fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/)[1]) / 1024;
@@ -407,7 +451,7 @@ async function benchMemory() {
   const last = structured(await client.callTool({ name: 'search_files', arguments: { query: 'customer feedback' } }));
   if (!last.results.length) throw new Error('the memory run found nothing');
   const peakMiB = peak();
-  // Then the search section's regex: on 50k notes its matches would make a 44 MB answer, which is cut to the 10 MB
+  // Then the search section's regex: on 50k notes its matches would make a 22 MB answer, which is cut to the 10 MB
   // limit: the largest answer a search can give.
   const largest = structured(await client.callTool({ name: 'search_files', arguments: { query: '\\b(TODO|FIXME)\\b.*deadline', case_sensitive: true, regex: true } }));
   if (!largest.truncated) throw new Error('the largest answer was not cut to the limit');
