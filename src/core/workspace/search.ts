@@ -16,9 +16,9 @@ export interface SearchQuery {
   wholeWord: boolean;
   maxResults: number;
   /**
-   * Stop once the matches found hold more than this many characters (paths, lines and matched texts). The answer
-   * carries each of them at least twice, in its structured result and in its text, so with half the largest answer
-   * a search that could not be sent whole stops early instead of holding every match in memory.
+   * Stop once the matches found hold more than this many characters (paths, lines and matched texts), with the
+   * answer marked truncated: a search that matches everything stops early instead of holding every match, and the
+   * JSON, UTF-8 and escaped copies the answer is made of, in memory.
    */
   maxChars?: number;
   /** Stops the scan when the request is cancelled or times out. */
