@@ -170,6 +170,14 @@ export function mergeMatches(parts: ReadonlyArray<{ matches: EncodedMatches; ind
   return { files, ends, text, chars: chars.join('') };
 }
 
+/** The results of `matches` in files up to and including the file at `index` of the list searched: a prefix. */
+export function matchesThrough(matches: EncodedMatches, index: number): EncodedMatches {
+  let files = 0;
+  let count = 0;
+  while (files * 2 < matches.files.length && matches.files[files * 2] <= index) count += matches.files[files++ * 2 + 1];
+  return { ...matches, files: matches.files.slice(0, files * 2), ends: matches.ends.slice(0, count * ENDS) };
+}
+
 /** The first `count` results as objects (what the bytes say; used where no answer is written, such as tests). */
 export function decodeMatches(matches: EncodedMatches, count: number): SearchResultItem[] {
   return JSON.parse(`[${matches.chars.slice(0, matchBytes(matches, count).chars)}]`) as SearchResultItem[];

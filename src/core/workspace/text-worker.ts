@@ -5,7 +5,7 @@ import type pathModule from 'node:path';
 import type threadsModule from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
-import { encodeMatches, mergeMatches, postedMatches, receivedMatches, type EncodedMatches, type PostedMatches } from './encoded-matches';
+import { encodeMatches, matchesThrough, mergeMatches, postedMatches, receivedMatches, type EncodedMatches, type PostedMatches } from './encoded-matches';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
@@ -37,7 +37,8 @@ export interface CompiledQuery {
   required?: string[];
   /**
    * The search stops once the matches found hold more than this many characters (paths, lines and matched
-   * texts): an answer that large could not be sent anyway (see SearchQuery.maxChars). The reply says so (`cut`).
+   * texts), after the file that takes it over (see SearchQuery.maxChars). The reply says so (`cut`) when files
+   * were left unsearched.
    */
   maxChars?: number;
 }
@@ -47,7 +48,10 @@ export interface WorkerSearch {
   matches: EncodedMatches;
   /** Files whose text was searched (readable and not over maxFileSize). */
   searched: number;
-  /** True when the search stopped at the query's maxChars (more matches may exist). */
+  /**
+   * True when the search stopped at the query's maxChars with files left (more matches may exist): its matches
+   * are those of the searched list up to and including the file of the last one.
+   */
   cut?: boolean;
 }
 
@@ -352,7 +356,7 @@ function textWorkerMain(
           left -= lines.length;
           if (maxChars !== undefined) {
             for (const [, content, matched] of lines) chars += files[i].length + content.length + matched.length;
-            cut = chars > maxChars;
+            cut = chars > maxChars && i < files.length - 1;
           }
         }
       }
@@ -943,16 +947,19 @@ export class TextWorker {
       const failures = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason as Error);
       if (failures.length) throw failures.find((err) => err.message !== cancelled().message) ?? failures[0];
       let searched = 0;
-      // A worker that stopped at maxChars holds, before its last match, more than any answer can carry: so does
-      // the merged list, which is therefore cut (by the caller) before it reaches matches that worker did not look for.
-      let cut = false;
-      settled.forEach((r) => {
+      // A worker that stopped at maxChars did not search its files after the file of its last match, which others'
+      // files may follow in the list: the merged matches end with the earliest such file, so that they are every
+      // match of the list up to there.
+      let through = Infinity;
+      settled.forEach((r, i) => {
         if (r.status !== 'fulfilled') return;
         searched += r.value.searched;
-        cut ||= r.value.cut === true;
+        const { cut, matches } = r.value;
+        if (cut) through = Math.min(through, parts[i].index[matches.files[matches.files.length - 2]]);
       });
-      const matches = mergeMatches(settled.map((r, i) => ({ matches: (r as PromiseFulfilledResult<WorkerSearch>).value.matches, index: parts[i].index })));
-      return { matches, searched, cut };
+      const merged = mergeMatches(settled.map((r, i) => ({ matches: (r as PromiseFulfilledResult<WorkerSearch>).value.matches, index: parts[i].index })));
+      const cut = through !== Infinity;
+      return { matches: cut ? matchesThrough(merged, through) : merged, searched, cut };
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }

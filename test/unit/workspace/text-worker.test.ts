@@ -90,22 +90,43 @@ describe('text worker threads', function () {
 
   it('stops a search once its matches hold more than maxChars characters, with every match before that point', async () => {
     const chars = (r: { file: string; content: string; match: string }) => r.file.length + r.content.length + r.match.length;
-    for (const shards of [1, 3]) {
-      const w = make({ shards });
-      const full = await searchWith(w, files, query('shared'), 1000);
-      assert.equal(full.results.length, 60);
-      assert.equal(full.truncated, false);
-      const capped = await searchWith(w, files, query('shared', { maxChars: 300 }), 1000);
-      assert.equal(capped.truncated, true);
-      assert.ok(capped.results.length < full.results.length, `${shards} workers: ${capped.results.length} results`);
-      // Whatever differs from the full answer comes after more than maxChars characters of it: an answer cut to
-      // what can be sent (less than that) holds every match up to its end. One worker gives an exact prefix.
-      let same = 0;
-      while (same < capped.results.length && JSON.stringify(capped.results[same]) === JSON.stringify(full.results[same])) same++;
-      if (same < capped.results.length) assert.ok(full.results.slice(0, same).reduce((n, r) => n + chars(r), 0) > 300, `${shards} workers: differs at ${same}`);
-      if (shards === 1) assert.equal(same, capped.results.length);
-      // Each worker stops with the file that takes it over maxChars (one matching line a file here, about 32 characters).
-      assert.ok(capped.results.reduce((n, r) => n + chars(r), 0) <= shards * (300 + 40));
+    // The fixture's notes, one match each; and notes that alternate many long matches with one short one, so that
+    // one worker passes maxChars long before another has searched as far in the list.
+    const uneven = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-uneven-')));
+    const names: string[] = [];
+    try {
+      for (let i = 0; i < 40; i++) {
+        const rel = `n${String(i).padStart(2, '0')}.md`;
+        fs.writeFileSync(path.join(uneven, rel), i % 2 ? 'shared once\n' : Array.from({ length: 50 }, (_, k) => `shared ${k} ${'y'.repeat(100)}`).join('\n'));
+        names.push(rel);
+      }
+      for (const [dir, list, maxChars] of [[root, files, 300], [uneven, names, 3000]] as const) {
+        for (const shards of [1, 2, 3, 4]) {
+          const w = new TextWorker({ root: dir, maxFileSize: 100_000, maxFiles: 1_000_000, maxBytes: 1e9, shards });
+          workers.push(w);
+          w.sync(list, []);
+          const full = await searchWith(w, list, query('shared'), 1000);
+          assert.equal(full.truncated, false);
+          const capped = await searchWith(w, list, query('shared', { maxChars }), 1000);
+          const label = `${path.basename(dir)}, ${shards} workers`;
+          assert.equal(capped.truncated, true, label);
+          assert.ok(capped.results.length < full.results.length, `${label}: ${capped.results.length} results`);
+          // Every match of the list up to the last one returned: a prefix of the full answer, with none skipped.
+          assert.deepEqual(capped.results, full.results.slice(0, capped.results.length), label);
+          assert.ok(capped.results.reduce((n, r) => n + chars(r), 0) > maxChars, `${label}: stopped before maxChars`);
+        }
+      }
+      // A search whose last matching file takes it over maxChars found everything: not truncated.
+      const one = make({ shards: 1 });
+      one.sync(files, []);
+      const all = await searchWith(one, files, query('fizz'), 1000);
+      const total = all.results.reduce((n, r) => n + chars(r), 0);
+      const last = all.results.at(-1) as { file: string; content: string; match: string };
+      const tight = await searchWith(one, files.slice(0, files.indexOf(last.file) + 1), query('fizz', { maxChars: total - 1 }), 1000);
+      assert.equal(tight.truncated, false);
+      assert.equal(tight.results.length, all.results.length);
+    } finally {
+      fs.rmSync(uneven, { recursive: true, force: true });
     }
   });
 
