@@ -71,8 +71,8 @@ export function registerSearchTools(ctx: NotesContext): void {
         wholeWord: defaults.wholeWord,
         maxResults: defaults.maxResults,
         // Half the largest answer: a search that matches everything stops there (answers of up to about 5 MB, which
-        // no model reads whole anyway), so that its matches and the copies made of them keep the server's peak memory
-        // on 50 000 notes under 300 MB (with the limit itself, 20 237 results, it reached 311-326 MiB).
+        // no model reads whole anyway), which bounds the memory its matches and their copies take: on 50 000 notes a
+        // peak of 270-291 MiB, where stopping at the limit itself (20 237 results) reached 311-326 MiB.
         maxChars: Math.floor(maxBytes / 2),
         signal: extra.signal,
       });
