@@ -222,6 +222,10 @@ async function benchSearch() {
     /** From spawning the server to the first answer: what a client waits in all (ripgrep's times are its whole run too). */
     const spawnToAnswer = [];
     let count;
+    // ripgrep runs in turn with the server: once after each fresh server has exited, and once after each warm call
+    // (the server idle), so that both are timed in the same state of this shared machine.
+    const rg = [];
+    const rgTurn = () => haveRg && rg.push(rgTime(q.rg, corpus.dir));
     for (let i = 0; i < FRESH; i++) {
       const spawned = performance.now();
       const { client } = await connect(corpus.dir);
@@ -230,13 +234,17 @@ async function benchSearch() {
       spawnToAnswer.push(performance.now() - spawned);
       count = structured(t.value).results.length;
       await client.close();
+      rgTurn();
     }
     const { client, indexed } = await connect(corpus.dir);
     await client.callTool({ name: 'search_files', arguments: q.args });
     await indexed();
     await client.callTool({ name: 'search_files', arguments: q.args });
     const warm = [];
-    for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'search_files', arguments: q.args }))).ms);
+    for (let i = 0; i < REPS; i++) {
+      warm.push((await timed(() => client.callTool({ name: 'search_files', arguments: q.args }))).ms);
+      rgTurn();
+    }
     await client.close();
     // The same, cold and warm, through the line client: what the server and the pipe take, without the SDK client.
     const lineCold = [];
@@ -268,7 +276,6 @@ async function benchSearch() {
     const deliver = [];
     for (let i = 0; i < REPS; i++) deliver.push((await timed(() => replier.callTool({ name: 'search_files', arguments: q.args }))).ms);
     await replier.close();
-    const rg = haveRg ? Array.from({ length: REPS }, () => rgTime(q.rg, corpus.dir)) : [];
     const rgMed = median(rg.map((r) => r.ms));
     if (rg.length && rg[0].lines !== count) throw new Error(`${q.name}: ${count} results but ripgrep found ${rg[0].lines} lines`);
     section.queries[q.name] = {
@@ -302,26 +309,33 @@ async function benchSearch() {
 // 3. list_files vs an fdir crawl
 async function benchList() {
   const corpus = ensureCorpus(SIZES.list);
+  // The crawl runs in turn with the server, as ripgrep does in the search section: once after each fresh server has
+  // exited and once after each warm call. Two crawls first, so that the crawl timed is not the first this process
+  // compiles.
   const crawl = [];
-  for (let i = 0; i < REPS; i++) {
-    crawl.push((await timed(() => new fdir().withRelativePaths().crawl(corpus.dir).withPromise())).ms);
-  }
+  const crawlOnce = () => timed(() => new fdir().withRelativePaths().crawl(corpus.dir).withPromise());
+  for (let i = 0; i < 2; i++) await crawlOnce();
+  const crawlTurn = async () => crawl.push((await crawlOnce()).ms);
   // The first call of a freshly started server, several servers; then repeated calls to the last one.
   const firsts = [];
   let listed;
-  let client;
-  let indexed;
   for (let i = 0; i < FRESH; i++) {
-    await client?.close();
-    ({ client, indexed } = await connect(corpus.dir));
+    const { client } = await connect(corpus.dir);
     const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
     firsts.push(first.ms);
     listed = structured(first.value);
+    await client.close();
+    await crawlTurn();
   }
+  const { client, indexed } = await connect(corpus.dir);
+  await client.callTool({ name: 'list_files', arguments: {} });
   await indexed();
   await client.callTool({ name: 'list_files', arguments: {} });
   const warm = [];
-  for (let i = 0; i < REPS; i++) warm.push((await timed(() => client.callTool({ name: 'list_files', arguments: {} }))).ms);
+  for (let i = 0; i < REPS; i++) {
+    warm.push((await timed(() => client.callTool({ name: 'list_files', arguments: {} }))).ms);
+    await crawlTurn();
+  }
   await client.close();
   const lineFirsts = [];
   for (let i = 0; i < FRESH; i++) {
