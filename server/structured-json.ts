@@ -1,7 +1,8 @@
 // Tool results whose JSON the transport writes without serialising it again. A structured tool's text block is the
 // JSON of its structuredContent (as the MCP specification asks): the tool registers the text when it makes it, and
 // the transport writes that text in place of structuredContent instead of serialising the same record again. A
-// JSON tool's answer (search_files) may come as bytes made already: the transport writes them as the text block.
+// JSON tool's answer (search_files) may come as bytes made already: the tool result's text block holds a stand-in
+// for them, and the transport writes the bytes in its place. Their JSON is never made as a string on that path.
 import { randomUUID } from 'node:crypto';
 
 /**
@@ -13,32 +14,82 @@ export interface EncodedAnswer {
   text: readonly Uint8Array[];
 }
 
+/** Stands for structuredContent while the rest of a reply is serialised: no client or note can know it. */
+export const STRUCTURED_PLACEHOLDER = `\u0000structured-${randomUUID()}`;
+
+/** Stands for the text block's string while the rest of a reply with an encoded answer is serialised. */
+export const TEXT_PLACEHOLDER = `${STRUCTURED_PLACEHOLDER}-text`;
+
+/** How a text that stands for an encoded answer begins (see markEncodedAnswer); a number follows. */
+const ANSWER_PREFIX = `${STRUCTURED_PLACEHOLDER}-answer-`;
+
+/** Encoded answers not written yet, by the text that stands for each. */
+const answers = new Map<string, EncodedAnswer>();
+let answersMarked = 0;
+
 /**
  * Registered texts, newest last; a few at most, so that one whose reply is never sent (cancelled) is soon gone.
  * They are found by identity first (the SDK passes on copies of result objects, but the same strings).
  */
-const texts: Array<{ text: string; answer?: EncodedAnswer }> = [];
+const texts: Array<{ text: string }> = [];
 const KEEP = 4;
-
-function register(entry: { text: string; answer?: EncodedAnswer }): void {
-  texts.push(entry);
-  if (texts.length > KEEP) texts.shift();
-}
 
 /** Records that `text` is exactly JSON.stringify of the structuredContent of the result it is the text block of. */
 export function markStructuredJson(text: string): void {
-  register({ text });
+  texts.push({ text });
+  if (texts.length > KEEP) texts.shift();
 }
 
-/** Records that `answer` holds the bytes of `text`, escaped as a JSON string holds it: the transport writes those. */
-export function markEncodedAnswer(text: string, answer: EncodedAnswer): void {
-  register({ text, answer });
+/**
+ * Keeps `answer` until the transport writes it, and returns the text that stands for it in the tool result's text
+ * block: the transport writes the answer's bytes in place of that text. Kept until taken or dropped (an answer lost
+ * would leave the client a stand-in, so none is let go by count): the caller drops it when its request is cancelled.
+ */
+export function markEncodedAnswer(answer: EncodedAnswer): string {
+  const text = `${ANSWER_PREFIX}${++answersMarked}`;
+  answers.set(text, answer);
+  return text;
 }
 
-/** When `text` was registered: its registration, taken (found once). */
+/** Lets the answer a text stands for go (its reply will not be sent). */
+export function dropEncodedAnswer(text: string): void {
+  answers.delete(text);
+}
+
+/** True for a text that stands for an encoded answer (see markEncodedAnswer), kept or not. */
+export function isEncodedAnswerText(text: string): boolean {
+  return text.startsWith(ANSWER_PREFIX);
+}
+
+/** True while the answer a text stands for is kept (marked, neither written nor dropped). */
+export function hasEncodedAnswer(text: string): boolean {
+  return answers.has(text);
+}
+
+/** How many encoded answers are kept, waiting to be written. */
+export function encodedAnswersKept(): number {
+  return answers.size;
+}
+
+/** When `text` was registered: its registration, taken (found once); `answer` for a text that stands for one. */
 export function takeRegistered(text: string): { answer?: EncodedAnswer } | undefined {
-  for (let i = texts.length - 1; i >= 0; i--) if (texts[i].text === text) return texts.splice(i, 1)[0];
+  if (text.startsWith(ANSWER_PREFIX)) {
+    const answer = answers.get(text);
+    if (!answer) return undefined;
+    answers.delete(text);
+    return { answer };
+  }
+  for (let i = texts.length - 1; i >= 0; i--) {
+    if (texts[i].text !== text) continue;
+    texts.splice(i, 1);
+    return {};
+  }
   return undefined;
+}
+
+/** The JSON an encoded answer's bytes hold (where the answer is read rather than written, such as tests). */
+export function answerJson(answer: EncodedAnswer): string {
+  return JSON.parse(`"${Buffer.concat(answer.text).toString('utf8')}"`) as string;
 }
 
 /** The text of a tool result's only content block, if it has one. */
@@ -47,9 +98,3 @@ export function textBlockOf(result: unknown): string | undefined {
   const text = Array.isArray(content) && content.length === 1 ? (content[0] as { text?: unknown } | null)?.text : undefined;
   return typeof text === 'string' ? text : undefined;
 }
-
-/** Stands for structuredContent while the rest of a reply is serialised: no client or note can know it. */
-export const STRUCTURED_PLACEHOLDER = `\u0000structured-${randomUUID()}`;
-
-/** Stands for the text block's string while the rest of a reply with an encoded answer is serialised. */
-export const TEXT_PLACEHOLDER = `${STRUCTURED_PLACEHOLDER}-text`;

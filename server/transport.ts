@@ -26,7 +26,7 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
-import { STRUCTURED_PLACEHOLDER, takeRegistered, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
+import { dropEncodedAnswer, hasEncodedAnswer, isEncodedAnswerText, STRUCTURED_PLACEHOLDER, takeRegistered, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
 
@@ -248,11 +248,19 @@ export class HardenedStdioTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if ('id' in message && !('method' in message) && message.id === ZERO_ID_ALIAS) message = { ...message, id: 0 };
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
+    const text = 'result' in message ? textBlockOf(message.result) : undefined;
     if (id !== undefined && !this.inFlight.has(id)) {
       // Its request was answered with a timeout error or cancelled: nothing more may be sent for it. (The SDK
       // drops such replies itself; this is the guard should it not.)
+      if (text !== undefined && isEncodedAnswerText(text)) dropEncodedAnswer(text);
       this.options.log('info', `dropped a late reply to request ${JSON.stringify(id)}: it timed out or was cancelled`);
       return;
+    }
+    if (text !== undefined && isEncodedAnswerText(text) && !hasEncodedAnswer(text)) {
+      // Cannot happen (an answer is let go only when its reply will not be sent): the client must never see the
+      // stand-in as if it were the answer.
+      this.options.log('error', `the answer to request ${JSON.stringify(id)} was lost before it was written`);
+      message = errorResponse(id ?? null, { code: ErrorCode.InternalError, message: 'The answer was lost before it was sent; call the tool again.' });
     }
     // The SDK's own McpError writes "MCP error <code>: " into its message, and the client's McpError adds it again.
     if ('error' in message) {

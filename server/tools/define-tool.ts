@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { isNotesError } from '../../src/core/errors';
 import { DEFAULT_LIMITS, maxSendBytes } from '../limits';
 import { clientRequestId } from '../transport';
-import { markEncodedAnswer, markStructuredJson, type EncodedAnswer } from '../structured-json';
+import { dropEncodedAnswer, markEncodedAnswer, markStructuredJson, type EncodedAnswer } from '../structured-json';
 import type { NotesConfig } from '../../src/core/config/schema';
 import type { NotesContext } from './context';
 
@@ -47,8 +47,8 @@ export interface ToolSpec<I extends z.ZodRawShape, O extends z.ZodRawShape> exte
  * says the JSON's fields.
  */
 export interface JsonToolSpec<I extends z.ZodRawShape> extends ToolBase<I> {
-  /** Returns the answer's JSON; with `answer`, that JSON's bytes as the text block holds them (see EncodedAnswer). */
-  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ json: string; answer?: EncodedAnswer }>;
+  /** Returns the answer's JSON, or that JSON's bytes as the text block holds them (see EncodedAnswer). */
+  run: (args: z.infer<z.ZodObject<I>>, extra: ToolExtra) => Promise<{ json: string } | { answer: EncodedAnswer }>;
 }
 
 /** The largest reply a tool sends (see maxSendBytes): search_files and list_files cut their answers to fit. */
@@ -78,10 +78,13 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(ctx
 
 export function defineJsonTool<I extends z.ZodRawShape>(ctx: NotesContext, spec: JsonToolSpec<I>): void {
   register(ctx, spec, undefined, async (args, extra) => {
-    const { json, answer } = await spec.run(args, extra);
-    // The transport writes the answer's bytes in place of the text, made already by the workers that found it.
-    if (answer) markEncodedAnswer(json, answer);
-    return { content: [{ type: 'text', text: json }] };
+    const made = await spec.run(args, extra);
+    if ('json' in made) return { content: [{ type: 'text', text: made.json }] };
+    // The transport writes the answer's bytes, made already by the workers that found it, in place of this text.
+    const text = markEncodedAnswer(made.answer);
+    // A request cancelled from now on gets no reply (the SDK drops it): its answer is let go.
+    extra.signal.addEventListener('abort', () => dropEncodedAnswer(text), { once: true });
+    return { content: [{ type: 'text', text }] };
   });
 }
 

@@ -8,35 +8,30 @@ import type { EncodedAnswer } from '../structured-json';
 import type { NotesContext } from './context';
 import { defineJsonTool, maxReplyBytes, replyBytesFor } from './define-tool';
 
-const OPEN = '{"results":[';
-const OPEN_TEXT = Buffer.from(JSON.stringify(OPEN).slice(1, -1));
+const OPEN_TEXT = Buffer.from(JSON.stringify('{"results":[').slice(1, -1));
 
 /**
- * The answer { results, count, truncated }: its JSON text and that text's bytes as the reply's text block holds them
- * (see EncodedAnswer). The first results of `found` that fit in one reply of `maxBytes`. The bytes of every result
- * are known, so the cut is exact: an answer is cut only when it must be, at the last result that fits.
+ * The answer { results, count, truncated } as its text block holds it (see EncodedAnswer): the first results of
+ * `found` that fit in one reply of `maxBytes`. The bytes of every result are known, so the cut is exact: an answer is
+ * cut only when it must be, at the last result that fits.
  */
-export function fitAnswer(found: SearchOutcome['answer'], truncated: boolean, maxBytes: number): { json: string; answer: EncodedAnswer } {
+export function fitAnswer(found: SearchOutcome['answer'], truncated: boolean, maxBytes: number): { answer: EncodedAnswer } {
   const budget = maxBytes - REPLY_ROOM;
   const { matches } = found;
   let count = found.count;
-  if (matchBytes(matches, count).text > budget) {
+  if (matchBytes(matches, count) > budget) {
     let fits = 0;
     let over = count;
     while (over - fits > 1) {
       const mid = (fits + over) >>> 1;
-      if (matchBytes(matches, mid).text <= budget) fits = mid;
+      if (matchBytes(matches, mid) <= budget) fits = mid;
       else over = mid;
     }
     count = fits;
     truncated = true;
   }
-  const { text, chars } = matchBytes(matches, count);
   const close = `],"count":${count},"truncated":${truncated}}`;
-  return {
-    json: `${OPEN}${matches.chars.slice(0, chars)}${close}`,
-    answer: { text: [OPEN_TEXT, matches.text.subarray(0, text), Buffer.from(JSON.stringify(close).slice(1, -1))] },
-  };
+  return { answer: { text: [OPEN_TEXT, matches.text.subarray(0, matchBytes(matches, count)), Buffer.from(JSON.stringify(close).slice(1, -1))] } };
 }
 
 /** The description and arguments of search_files, which quote the search settings in force. */

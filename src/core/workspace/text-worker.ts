@@ -5,7 +5,7 @@ import type pathModule from 'node:path';
 import type threadsModule from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
-import { encodeMatches, matchesThrough, mergeMatches, postedMatches, receivedMatches, type EncodedMatches, type PostedMatches } from './encoded-matches';
+import { encodeMatches, matchesThrough, mergeMatches, postedMatches, type EncodedMatches } from './encoded-matches';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
@@ -85,7 +85,7 @@ type ToWorker =
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number; full: boolean }
-  | { type: 'found'; id: number; matches: PostedMatches; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
+  | { type: 'found'; id: number; matches: EncodedMatches; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] }
   | PrelistingMessage
   | PrelistCheckMessage;
@@ -782,7 +782,7 @@ class TextShard {
       if (!p) return;
       if (message.cancelled) p.reject(cancelled());
       else if (message.missingList || !p.files) p.reject(new NotesError('INTERNAL', 'The search reached a worker thread that did not have its list of files.'));
-      else p.resolve({ matches: receivedMatches(message.matches), searched: message.searched, files: p.files, cut: message.cut === true });
+      else p.resolve({ matches: message.matches, searched: message.searched, files: p.files, cut: message.cut === true });
       return;
     }
     this.stats = { cachedFiles: message.cachedFiles, cachedBytes: message.cachedBytes };

@@ -4,8 +4,10 @@
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import { markEncodedAnswer, markStructuredJson, STRUCTURED_PLACEHOLDER, TEXT_PLACEHOLDER } from '../../../server/structured-json';
-import { encodeLine } from '../../../server/transport';
+import { PassThrough, Writable } from 'node:stream';
+import { DEFAULT_LIMITS } from '../../../server/limits';
+import { dropEncodedAnswer, hasEncodedAnswer, markEncodedAnswer, markStructuredJson, STRUCTURED_PLACEHOLDER, TEXT_PLACEHOLDER } from '../../../server/structured-json';
+import { encodeLine, HardenedStdioTransport } from '../../../server/transport';
 
 const plain = (message: unknown) => Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
 
@@ -31,27 +33,30 @@ describe('transport: encoding a reply', () => {
     );
   });
 
-  it('writes a JSON answer from its registered bytes exactly as JSON.stringify would, in every case', () => {
+  it('writes a JSON answer from its registered bytes exactly as JSON.stringify of the answer would, in every case', () => {
     fc.assert(
       fc.property(fc.oneof(fc.integer(), tricky), fc.dictionary(tricky, value, { maxKeys: 5 }), fc.boolean(), (id, answer, withMore) => {
         const text = JSON.stringify(answer);
         // In pieces, as a search's answer comes: cut anywhere between two bytes.
         const bytes = Buffer.from(JSON.stringify(text).slice(1, -1));
         const cut = Math.floor(bytes.length / 3);
-        markEncodedAnswer(text, { text: [bytes.subarray(0, cut), bytes.subarray(cut)] });
-        const message = { result: { content: [{ type: 'text', text }], ...(withMore ? { isError: false, _meta: { note: TEXT_PLACEHOLDER } } : {}) }, jsonrpc: '2.0', id } as JSONRPCMessage;
-        assert.deepEqual(encodeLine(message), plain(message));
+        const standIn = markEncodedAnswer({ text: [bytes.subarray(0, cut), bytes.subarray(cut)] });
+        const more = withMore ? { isError: false, _meta: { note: TEXT_PLACEHOLDER, other: standIn } } : {};
+        const message = { result: { content: [{ type: 'text', text: standIn }], ...more }, jsonrpc: '2.0', id } as JSONRPCMessage;
+        const written = { result: { content: [{ type: 'text', text }], ...more }, jsonrpc: '2.0', id };
+        assert.deepEqual(encodeLine(message), plain(written));
+        assert.equal(hasEncodedAnswer(standIn), false, 'the answer is let go once written');
       }),
       { numRuns: 2000 },
     );
   });
 
-  it('writes a registered answer\'s bytes in place of its text (once), and serialises anything else', () => {
-    // The registration says these bytes are the text; here they are not, which shows which of the two is written.
-    const text = '{"from":"the text"}';
-    markEncodedAnswer(text, { text: [Buffer.from(JSON.stringify('{"from":"the bytes"}').slice(1, -1))] });
-    const message = { result: { content: [{ type: 'text', text }] }, jsonrpc: '2.0', id: 9 } as JSONRPCMessage;
+  it('writes a registered answer\'s bytes in place of the text that stands for it, once', () => {
+    const standIn = markEncodedAnswer({ text: [Buffer.from(JSON.stringify('{"from":"the bytes"}').slice(1, -1))] });
+    assert.ok(hasEncodedAnswer(standIn));
+    const message = { result: { content: [{ type: 'text', text: standIn }] }, jsonrpc: '2.0', id: 9 } as JSONRPCMessage;
     assert.equal(JSON.parse(encodeLine(message).toString()).result.content[0].text, '{"from":"the bytes"}');
+    assert.equal(hasEncodedAnswer(standIn), false);
     assert.deepEqual(encodeLine(message), plain(message), 'a registration is used once');
   });
 
@@ -66,5 +71,71 @@ describe('transport: encoding a reply', () => {
     assert.deepEqual(encodeLine(unregistered), plain(unregistered));
     const notification = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'é 😀 \ud800' } } as JSONRPCMessage;
     assert.deepEqual(encodeLine(notification), plain(notification));
+  });
+});
+
+/** A transport on in-memory streams, with what it writes parsed line by line. */
+async function memoryTransport() {
+  const stdin = new PassThrough();
+  const lines: Array<Record<string, unknown>> = [];
+  let pending = '';
+  const stdout = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      pending += chunk.toString('utf8');
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        lines.push(JSON.parse(pending.slice(0, nl)) as Record<string, unknown>);
+        pending = pending.slice(nl + 1);
+      }
+      callback();
+    },
+  });
+  const logged: string[] = [];
+  const transport = new HardenedStdioTransport({ limits: { ...DEFAULT_LIMITS }, log: (_level, message) => logged.push(message), stdin, stdout });
+  const received: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => received.push(message);
+  await transport.start();
+  /** Sends a tools/call request with this id, as a client would, and waits until the transport has taken it. */
+  const request = async (id: number) => {
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'search_files', arguments: { query: 'x' } } })}\n`);
+    for (let i = 0; i < 100 && !received.some((m) => 'id' in m && m.id === id); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  return { transport, lines, logged, request };
+}
+
+describe('transport: answers written from bytes', () => {
+  const answerReply = (id: number, text: string) => ({ result: { content: [{ type: 'text', text }] }, jsonrpc: '2.0', id }) as JSONRPCMessage;
+
+  it('writes the answer in place of its stand-in', async () => {
+    const { transport, lines, request } = await memoryTransport();
+    await request(1);
+    await transport.send(answerReply(1, markEncodedAnswer({ text: [Buffer.from(JSON.stringify('{"results":[]}').slice(1, -1))] })));
+    await transport.whenIdle();
+    assert.deepEqual(lines, [{ result: { content: [{ type: 'text', text: '{"results":[]}' }] }, jsonrpc: '2.0', id: 1 }]);
+    await transport.close();
+  });
+
+  it('never writes a stand-in whose answer was let go: the client gets an internal error instead', async () => {
+    const { transport, lines, logged, request } = await memoryTransport();
+    await request(2);
+    const standIn = markEncodedAnswer({ text: [Buffer.from('x')] });
+    dropEncodedAnswer(standIn);
+    await transport.send(answerReply(2, standIn));
+    await transport.whenIdle();
+    assert.equal(lines.length, 1);
+    assert.deepEqual(lines[0], { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'The answer was lost before it was sent; call the tool again.' } });
+    assert.ok(logged.some((m) => m.includes('was lost before it was written')), logged.join('\n'));
+    await transport.close();
+  });
+
+  it('lets go of the answer of a reply it drops (its request answered already)', async () => {
+    const { transport, lines, request } = await memoryTransport();
+    await request(3);
+    await transport.send(answerReply(3, markEncodedAnswer({ text: [Buffer.from('{}')] })));
+    const late = markEncodedAnswer({ text: [Buffer.from('{}')] });
+    await transport.send(answerReply(3, late));
+    await transport.whenIdle();
+    assert.equal(lines.length, 1, 'one reply to request 3');
+    assert.equal(hasEncodedAnswer(late), false, 'the late answer is not kept');
+    await transport.close();
   });
 });

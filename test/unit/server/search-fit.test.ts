@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encodeMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
-import { markEncodedAnswer } from '../../../server/structured-json';
+import { answerJson, markEncodedAnswer } from '../../../server/structured-json';
 import { fitAnswer } from '../../../server/tools/search';
 import { encodeLine } from '../../../server/transport';
 
@@ -36,7 +36,7 @@ interface Answer {
 }
 
 /** The answer the JSON of a fit holds. */
-const answerOf = (fit: ReturnType<typeof fitAnswer>): Answer => JSON.parse(fit.json) as Answer;
+const answerOf = (fit: ReturnType<typeof fitAnswer>): Answer => JSON.parse(answerJson(fit.answer)) as Answer;
 
 /** The results as a worker encodes them: files of one to three results each. */
 function encoded(all: SearchResultItem[]) {
@@ -53,12 +53,16 @@ function encoded(all: SearchResultItem[]) {
   return { matches: encodeMatches(paths, found), count: all.length };
 }
 
-/** The line the transport writes for the answer (registered as the tool registers it), and the plain reply. */
-function reply(fit: ReturnType<typeof fitAnswer>, id = 1): { line: Buffer; plain: Buffer } {
-  markEncodedAnswer(fit.json, fit.answer);
-  const message = { result: { content: [{ type: 'text', text: fit.json }] }, jsonrpc: '2.0', id } as JSONRPCMessage;
+/**
+ * The line the transport writes for the answer (registered as the tool registers it), and the plain reply: the
+ * answer's JSON, made here from the results themselves, in the text block.
+ */
+function reply(fit: ReturnType<typeof fitAnswer>, all: SearchResultItem[], id = 1): { line: Buffer; plain: Buffer } {
+  const message = { result: { content: [{ type: 'text', text: markEncodedAnswer(fit.answer) }] }, jsonrpc: '2.0', id } as JSONRPCMessage;
   const line = encodeLine(message);
-  return { line, plain: Buffer.from(`${JSON.stringify(message)}\n`) };
+  const { count, truncated } = answerOf(fit);
+  const json = JSON.stringify({ results: all.slice(0, count), count, truncated });
+  return { line, plain: Buffer.from(`${JSON.stringify({ ...message, result: { content: [{ type: 'text', text: json }] } })}\n`) };
 }
 
 describe('search answers cut to the payload limit', () => {
@@ -78,7 +82,7 @@ describe('search answers cut to the payload limit', () => {
       for (const count of counts) {
         const all = results(count, seed, pieces);
         const fit = fitAnswer(encoded(all), false, limit);
-        const { line, plain } = reply(fit);
+        const { line, plain } = reply(fit, all);
         assert.deepEqual(line, plain, `seed ${seed}, ${count} results: the bytes written`);
         assert.ok(line.length <= limit, `seed ${seed}, ${count} results: ${line.length} bytes`);
         const written = JSON.parse(line.toString()).result;
@@ -88,7 +92,7 @@ describe('search answers cut to the payload limit', () => {
         // Cut only when the whole answer would not fit, and then at the last result that fits.
         if (kept < all.length) {
           const more = fitAnswer(encoded(all.slice(0, kept + 1)), false, Number.MAX_SAFE_INTEGER);
-          assert.ok(reply(more).line.length > budget, `seed ${seed}: ${kept} results kept, one more would have fitted`);
+          assert.ok(reply(more, all).line.length > budget, `seed ${seed}: ${kept} results kept, one more would have fitted`);
         }
       }
     }
