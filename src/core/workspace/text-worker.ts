@@ -441,6 +441,8 @@ function textWorkerMain(
     port.postMessage(walked);
     /** The file's line number of each line of the joined text. */
     let numbers: number[] = [];
+    // Most workspaces have no carriage return at all: then no printed line is looked through for one.
+    const anyReturn = out.indexOf(13) >= 0;
     matchFiles(
       job,
       files,
@@ -459,8 +461,9 @@ function textWorkerMain(
         for (let k = 0; k < spans.length; k += 3) {
           if (k > 0) joined[at++] = 10;
           numbers.push(spans[k] + shift);
-          for (let c = spans[k + 1]; c < spans[k + 2] - 1; c++) {
-            if (out[c] === 13) numbers.push(spans[k] + ++shift);
+          if (anyReturn) {
+            // (Not the line's last byte: a carriage return there belongs to its CRLF line end.)
+            for (let c = out.indexOf(13, spans[k + 1]); c >= 0 && c < spans[k + 2] - 1; c = out.indexOf(13, c + 1)) numbers.push(spans[k] + ++shift);
           }
           at += out.copy(joined, at, spans[k + 1], spans[k + 2]);
         }
