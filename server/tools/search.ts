@@ -67,7 +67,8 @@ export function registerSearchTools(ctx: NotesContext): void {
         maxResults: defaults.maxResults,
         // Half the largest answer: a search that matches everything stops there (answers of up to about 5 MB, which
         // no model reads whole anyway), which bounds the memory its matches and their copies take: on 50 000 notes a
-        // peak of 270-291 MiB, where stopping at the limit itself (20 237 results) reached 311-326 MiB.
+        // peak of 219-228 MiB (270-291 MiB while the JSON was also made as a string, when stopping at the limit
+        // itself, 20 237 results, reached 311-326 MiB).
         maxChars: Math.floor(maxBytes / 2),
         signal: extra.signal,
       });
