@@ -66,11 +66,6 @@ export function hasEncodedAnswer(text: string): boolean {
   return answers.has(text);
 }
 
-/** How many encoded answers are kept, waiting to be written. */
-export function encodedAnswersKept(): number {
-  return answers.size;
-}
-
 /** When `text` was registered: its registration, taken (found once); `answer` for a text that stands for one. */
 export function takeRegistered(text: string): { answer?: EncodedAnswer } | undefined {
   if (text.startsWith(ANSWER_PREFIX)) {

@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { PassThrough, Writable } from 'node:stream';
 import { DEFAULT_LIMITS } from '../../../server/limits';
 import { dropEncodedAnswer, hasEncodedAnswer, markEncodedAnswer, markStructuredJson, STRUCTURED_PLACEHOLDER, TEXT_PLACEHOLDER } from '../../../server/structured-json';
+import type { NotesContext } from '../../../server/tools/context';
+import { defineJsonTool, type ToolExtra } from '../../../server/tools/define-tool';
 import { encodeLine, HardenedStdioTransport } from '../../../server/transport';
 
 const plain = (message: unknown) => Buffer.from(`${JSON.stringify(message)}\n`, 'utf8');
@@ -137,5 +139,36 @@ describe('transport: answers written from bytes', () => {
     assert.equal(lines.length, 1, 'one reply to request 3');
     assert.equal(hasEncodedAnswer(late), false, 'the late answer is not kept');
     await transport.close();
+  });
+});
+
+describe('a JSON tool answering with bytes', () => {
+  /** The tool's handler as the SDK would call it, registered on a stand-in server. */
+  function handlerOf(answer: () => { text: Uint8Array[] }) {
+    let handler: ((args: unknown, extra: ToolExtra) => Promise<{ content: Array<{ text: string }> }>) | undefined;
+    const ctx = {
+      server: { registerTool: (_name: string, _def: unknown, cb: typeof handler) => ((handler = cb), { disable() {}, enable() {}, update() {} }) },
+      deps: { log: () => undefined },
+      toolCategories: new Map(),
+      config: { integrations: { mcp: { tools: { search: true } } } },
+      onConfigChanged: () => undefined,
+    } as unknown as NotesContext;
+    defineJsonTool(ctx, { name: 'bytes_tool', category: 'search', title: 'Bytes', description: 'answers bytes', input: {}, annotations: { readOnlyHint: true }, run: async () => ({ answer: answer() }) });
+    return handler as NonNullable<typeof handler>;
+  }
+
+  it('keeps its answer for the transport until the request is cancelled, then lets it go', async () => {
+    const handler = handlerOf(() => ({ text: [Buffer.from('{}')] }));
+    const cancelled = new AbortController();
+    const kept = (await handler({}, { signal: cancelled.signal } as ToolExtra)).content[0].text;
+    const written = new AbortController();
+    const sent = (await handler({}, { signal: written.signal } as ToolExtra)).content[0].text;
+    assert.notEqual(kept, sent, 'each answer has a stand-in of its own');
+    assert.ok(hasEncodedAnswer(kept) && hasEncodedAnswer(sent));
+    cancelled.abort();
+    assert.equal(hasEncodedAnswer(kept), false, 'a cancelled request gets no reply: its answer is let go');
+    assert.equal(hasEncodedAnswer(sent), true, 'the other is still to be written');
+    encodeLine({ result: { content: [{ type: 'text', text: sent }] }, jsonrpc: '2.0', id: 1 } as JSONRPCMessage);
+    assert.equal(hasEncodedAnswer(sent), false);
   });
 });
