@@ -82,11 +82,6 @@ export function takeRegistered(text: string): { answer?: EncodedAnswer } | undef
   return undefined;
 }
 
-/** The JSON an encoded answer's bytes hold (where the answer is read rather than written, such as tests). */
-export function answerJson(answer: EncodedAnswer): string {
-  return JSON.parse(`"${Buffer.concat(answer.text).toString('utf8')}"`) as string;
-}
-
 /** The text of a tool result's only content block, if it has one. */
 export function textBlockOf(result: unknown): string | undefined {
   const content = (result as { content?: unknown } | null | undefined)?.content;

@@ -278,7 +278,7 @@ async function benchSearch() {
     await replier.close();
     const rgMed = median(rg.map((r) => r.ms));
     // And ripgrep run back to back, as it was timed before: runs right after a server exited read up to a tenth
-    // slower than these on this machine (caches), so both are shown.
+    // slower than these on this machine, so both are shown.
     const rgBlock = haveRg ? median(Array.from({ length: REPS }, () => rgTime(q.rg, corpus.dir).ms)) : undefined;
     if (rg.length && rg[0].lines !== count) throw new Error(`${q.name}: ${count} results but ripgrep found ${rg[0].lines} lines`);
     section.queries[q.name] = {

@@ -4,7 +4,7 @@
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { encodeMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
-import { answerJson, markEncodedAnswer } from '../../../server/structured-json';
+import { markEncodedAnswer } from '../../../server/structured-json';
 import { fitAnswer } from '../../../server/tools/search';
 import { encodeLine } from '../../../server/transport';
 
@@ -35,8 +35,8 @@ interface Answer {
   truncated: boolean;
 }
 
-/** The answer the JSON of a fit holds. */
-const answerOf = (fit: ReturnType<typeof fitAnswer>): Answer => JSON.parse(answerJson(fit.answer)) as Answer;
+/** The answer a fit holds: its bytes are the characters of a JSON string holding the answer's JSON. */
+const answerOf = (fit: ReturnType<typeof fitAnswer>): Answer => JSON.parse(JSON.parse(`"${Buffer.concat(fit.answer.text).toString('utf8')}"`) as string) as Answer;
 
 /** The results as a worker encodes them: files of one to three results each. */
 function encoded(all: SearchResultItem[]) {
