@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { READ_CHUNK_BYTES } from '../../src/core/workspace/file-access';
 import type { NotesContext } from './context';
 import { defineJsonTool, defineTool, replyBytesFor } from './define-tool';
-import { listPage } from './list-page';
+import { listAnswer } from './list-page';
 
 const pathArg = z
   .string()
@@ -78,7 +78,7 @@ export function registerFileTools(ctx: NotesContext): void {
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async ({ cursor, limit }, extra) => {
       const all = await ctx.listFiles();
-      return { json: listPage(all, { cursor, limit, maxBytes: replyBytesFor(ctx, extra) }).json };
+      return { answer: listAnswer(all, { cursor, limit, maxBytes: replyBytesFor(ctx, extra) }) };
     },
   });
 

@@ -2,7 +2,7 @@
 // limit, is cut only when it must be, and the pages from each one's nextCursor give every path once, in order.
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { firstAfter, listPage, replyBytes } from '../../../server/tools/list-page';
+import { firstAfter, listAnswer, listPage, replyBytes } from '../../../server/tools/list-page';
 import { encodeLine } from '../../../server/transport';
 
 const NAMES = ['plain', 'with space', '"quoted"', 'back\\slash', 'tab\there', 'ctrl\u0001', 'café', '日本語のメモ', '😀 emoji', 'lone \ud800 surrogate', 'Zeta', 'zeta', '_under'];
@@ -18,6 +18,12 @@ function paths(count: number, seed: number): string[] {
     set.add(`${parts.join('/')} ${set.size}.md`);
   }
   return [...set].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Sorted distinct paths of names JSON writes as they are (ASCII and not), the most common kind. */
+function plainPaths(count: number, seed: number): string[] {
+  // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+  return paths(count, seed).map((p) => p.replace(/["\\\u0000-\u001f\ud800-\udfff]/g, '_')).filter((p, i, all) => p !== all[i - 1]).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** The line the transport writes for a page's JSON, as list_files answers it. */
@@ -105,5 +111,30 @@ describe('list_files pages', () => {
     const between = `${all[49]}\u0000`;
     assert.deepEqual(listPage(all, { cursor: between, limit: 2, maxBytes: 10 * 1024 * 1024 }).page.files, all.slice(50, 52));
     assert.deepEqual(listPage(all, { cursor: all[99], maxBytes: 10 * 1024 * 1024 }).page, { files: [], count: 0, total: 100, truncated: false });
+  });
+
+  it('answers with the bytes the transport writes for the page, whether the paths need escaping or not', () => {
+    const cases: Array<[string, string[]]> = [
+      ['plain', plainPaths(2000, 3)],
+      ['escaped', paths(2000, 4)],
+      ['one escaped', [...plainPaths(500, 5), 'zz "q".md']],
+      ['emoji', ['a.md', '😀/b.md']],
+      ['empty', []],
+    ];
+    for (const [name, all] of cases) {
+      assert.ok(name !== 'plain' || all.every((p) => JSON.stringify(p) === `"${p}"`), 'plain paths need no escaping');
+      const options = [
+        { maxBytes: 10 * 1024 * 1024 },
+        { limit: 7, maxBytes: 10 * 1024 * 1024 },
+        { cursor: all[10] ?? 'm', limit: 100, maxBytes: 10 * 1024 * 1024 },
+        { cursor: all.at(-1) ?? '', maxBytes: 10 * 1024 * 1024 },
+        { maxBytes: 8 * 1024 }, // cut to fit
+      ];
+      for (const o of options) {
+        const { json } = listPage(all, o);
+        const written = Buffer.concat(listAnswer(all, o).text).toString('utf8');
+        assert.equal(written, JSON.stringify(json).slice(1, -1), `${name} ${JSON.stringify({ ...o, cursor: o.cursor?.slice(0, 20) })}`);
+      }
+    }
   });
 });
