@@ -16,6 +16,8 @@ import { WorkspaceIndex } from '../../src/core/workspace/workspace-index';
 import { rememberListingSize } from '../../src/core/workspace/listing-hint';
 import { discardPrestartedWorker, indexBytes } from '../../src/core/workspace/worker-boot';
 import { EditorBridgeClient } from '../editor-bridge-client';
+import type { EncodedAnswer } from '../structured-json';
+import { listAnswer } from './list-page';
 
 /** Longer than any operation may run (30 s timeout), so that a replaced index is never disposed under one. */
 const INDEX_RETIRE_MS = 120_000;
@@ -176,6 +178,18 @@ export class NotesContext {
     const index = await this.workspaceIndex();
     if (index && (await index.fresh(background))) return [...index.listFiles()];
     return this.scanFiles();
+  }
+
+  /**
+   * list_files' answer (see listAnswer): from the index when it can be trusted, with the bytes of its whole listing
+   * kept between answers while the listing is unchanged; else from a fresh listing.
+   */
+  async listAnswer(options: { cursor?: string; limit?: number; maxBytes: number }): Promise<EncodedAnswer> {
+    const index = await this.workspaceIndex();
+    const whole = options.cursor === undefined && options.limit === undefined;
+    // Synchronous once fresh: the index's list cannot change while the answer is made.
+    if (index && (await index.fresh(false, whole))) return listAnswer(index.listFiles(), options, index.encodedFiles());
+    return listAnswer(await this.scanFiles(), options);
   }
 
   private async scanFiles(): Promise<string[]> {

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { READ_CHUNK_BYTES } from '../../src/core/workspace/file-access';
 import type { NotesContext } from './context';
 import { defineJsonTool, defineTool, replyBytesFor } from './define-tool';
-import { listAnswer } from './list-page';
 
 const pathArg = z
   .string()
@@ -77,8 +76,7 @@ export function registerFileTools(ctx: NotesContext): void {
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async ({ cursor, limit }, extra) => {
-      const all = await ctx.listFiles();
-      return { answer: listAnswer(all, { cursor, limit, maxBytes: replyBytesFor(ctx, extra) }) };
+      return { answer: await ctx.listAnswer({ cursor, limit, maxBytes: replyBytesFor(ctx, extra) }) };
     },
   });
 

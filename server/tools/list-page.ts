@@ -1,6 +1,7 @@
 // list_files pages: the sorted paths from a cursor on, as many as the caller asks and as fit in one reply.
 
 import { REPLY_ROOM } from '../limits';
+import { encodeJoinedPaths } from '../../src/core/workspace/prelist';
 import type { EncodedAnswer } from '../structured-json';
 
 export interface ListPage {
@@ -82,33 +83,39 @@ export function listPage(sorted: readonly string[], options: { cursor?: string; 
   return make(stop);
 }
 
-/**
- * Characters a path may hold that JSON.stringify escapes, lone surrogates among them (a pair is also taken, for the
- * test is by UTF-16 unit), but NUL: it stands between the paths tested, and no path holds one (the paths are names
- * read from folders, which the file system keeps as NUL-terminated strings).
- */
-// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
-const ESCAPED_IN_PATH = /["\\\u0001-\u001f\ud800-\udfff]/;
+/** The paths of a whole listing as its answer writes them (see listAnswer), kept for as long as the listing is the same. */
+export interface EncodedListing {
+  body?: readonly Uint8Array[];
+}
 
 /**
  * listPage's answer as the reply's text block holds it (see EncodedAnswer): the page's JSON as the characters of a
  * JSON string, in UTF-8, the bytes the transport would write for listPage's `json`. A page that ends where it may
  * (the listing's end or `limit`) and whose paths hold no character JSON escapes, as most do, is written from one
- * join of its paths, without making its JSON and escaping that again; other pages come from listPage.
+ * join of its paths (encodeJoinedPaths), without making its JSON and escaping that again; other pages come from
+ * listPage. `whole`: for a page that is the whole listing, its paths so written when known already (the text
+ * workers write them for the early listing), else filled with them once made, for the next answer.
  */
-export function listAnswer(sorted: readonly string[], options: { cursor?: string; limit?: number; maxBytes: number }): EncodedAnswer {
+export function listAnswer(sorted: readonly string[], options: { cursor?: string; limit?: number; maxBytes: number }, whole?: EncodedListing): EncodedAnswer {
   const start = options.cursor === undefined ? 0 : firstAfter(sorted, options.cursor);
   const end = Math.min(sorted.length, options.limit === undefined ? sorted.length : start + options.limit);
   if (start < end) {
-    const page = start === 0 && end === sorted.length ? sorted : sorted.slice(start, end);
-    const joined = page.join('\0');
-    if (!ESCAPED_IN_PATH.test(joined)) {
+    const all = start === 0 && end === sorted.length;
+    let body = all ? whole?.body : undefined;
+    if (!body) {
+      const bytes = encodeJoinedPaths((all ? sorted : sorted.slice(start, end)).join('\0'));
+      if (bytes) body = [bytes];
+      if (body && all && whole) whole.body = body;
+    }
+    if (body) {
       // As pageJson gives it for this page, escaped once more.
       const truncated = end < sorted.length;
       const cursor = truncated ? `,\\"nextCursor\\":\\"${sorted[end - 1]}\\"` : '';
-      const text = `{\\"files\\":[\\"${joined.replaceAll('\0', '\\",\\"')}\\"],\\"count\\":${end - start},\\"total\\":${sorted.length},\\"truncated\\":${truncated}${cursor}}`;
-      const bytes = Buffer.from(text, 'utf8');
-      if (bytes.length <= options.maxBytes - REPLY_ROOM) return { text: [bytes] };
+      const head = Buffer.from('{\\"files\\":[\\"');
+      const tail = Buffer.from(`\\"],\\"count\\":${end - start},\\"total\\":${sorted.length},\\"truncated\\":${truncated}${cursor}}`);
+      let bytes = head.length + tail.length;
+      for (const piece of body) bytes += piece.length;
+      if (bytes <= options.maxBytes - REPLY_ROOM) return { text: [head, ...body, tail] };
     }
   }
   // JSON.stringify of the JSON is the string as the reply holds it, between its quotes.

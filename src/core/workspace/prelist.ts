@@ -32,6 +32,11 @@ export interface Prelisting {
   checking?: boolean;
   /** Added where the listing is received, when `checking`: that check, or undefined if none came. */
   check?: Promise<PrelistCheck | undefined>;
+  /**
+   * Added where the listing is received: the files as list_files' answer writes them (see encodeJoinedPaths), made
+   * by the worker after it sent the listing; undefined when a path needs escaping or none came.
+   */
+  encoded?: Promise<readonly Uint8Array[] | undefined>;
 }
 
 /**
@@ -179,6 +184,23 @@ export interface PrelistedFiles {
   /** Each folder's place in the early listing's folders. */
   places: number[];
   files: string[];
+  /** True when `files` are all of the early listing's files. */
+  whole: boolean;
+}
+
+/**
+ * Paths joined by NUL (as Prelisting.joined) as list_files' answer holds them between its first path's opening
+ * quote and its last path's closing quote (see listAnswer): joined by `","` escaped (`\\",\\"`), in UTF-8. Undefined
+ * when a path holds a character JSON escapes (lone surrogates among them; a pair is also taken, for the test is by
+ * UTF-16 unit), or there is none. No path holds NUL: the paths are names read from folders, which the file system
+ * keeps as NUL-terminated strings.
+ *
+ * Self-contained: a worker runs its source.
+ */
+export function encodeJoinedPaths(joined: string): Uint8Array | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+  if (joined === '' || /["\\\u0001-\u001f\ud800-\udfff]/.test(joined)) return undefined;
+  return new TextEncoder().encode(joined.replaceAll('\0', '\\",\\"'));
 }
 
 /**
@@ -205,5 +227,6 @@ export function filterPrelisting(early: Prelisting, excluded: (path: string) => 
   const all = early.joined === '' ? [] : early.joined.split('\0');
   // Most often no path holds what the globs need (the early listing left out node_modules and hidden names).
   const untouched = pruned.size === 0 && needles !== undefined && needles.every((needle) => !early.joined.includes(needle));
-  return { folders, stats, places, files: untouched ? all : all.filter((f) => !pruned.has(parentOf(f)) && !excluded(f)) };
+  const files = untouched ? all : all.filter((f) => !pruned.has(parentOf(f)) && !excluded(f));
+  return { folders, stats, places, files, whole: files.length === all.length };
 }

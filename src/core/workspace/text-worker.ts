@@ -9,7 +9,7 @@ import { encodeMatches, matchesThrough, mergeMatches, postedMatches, type Encode
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import type { Prelisting } from './prelist';
-import { bootWorker, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits, type PrelistCheckMessage, type PrelistingMessage } from './worker-boot';
+import { bootWorker, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits, type PrelistBytesMessage, type PrelistCheckMessage, type PrelistHeadMessage, type PrelistingMessage } from './worker-boot';
 
 export interface TextWorkerOptions {
   /** Worker threads sharing the files; default: one per core but the protocol thread's, at least 1, at most 4 (shardCount). */
@@ -88,7 +88,9 @@ type FromWorker =
   | { type: 'found'; id: number; matches: EncodedMatches; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] }
   | PrelistingMessage
-  | PrelistCheckMessage;
+  | PrelistCheckMessage
+  | PrelistHeadMessage
+  | PrelistBytesMessage;
 
 /**
  * The worker's whole program. Self-contained: its source text is what the worker runs, with `match` (matchLines),
@@ -774,7 +776,8 @@ class TextShard {
   }
 
   private onMessage(message: FromWorker): void {
-    if (message.type === 'prelisting' || message.type === 'prelisting-check') return; // the loader's listener takes them (see prestartTextWorker)
+    // The early listing's messages: the loader's listener takes them (see prestartTextWorker).
+    if (message.type === 'prelisting' || message.type === 'prelisting-check' || message.type === 'prelisting-head' || message.type === 'prelisting-bytes') return;
     if (message.type === 'walked') {
       const p = this.pending.get(message.id);
       if (p) p.files = message.files;

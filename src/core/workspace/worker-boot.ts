@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
+import { encodeJoinedPaths, prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
 
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
@@ -36,6 +36,15 @@ export interface PrelistCheckMessage {
   check: PrelistCheck;
 }
 
+/**
+ * The last message of a worker that sent a listing: its files as list_files' answer writes them (see
+ * encodeJoinedPaths), undefined when a path needs escaping.
+ */
+export interface PrelistBytesMessage {
+  type: 'prelisting-bytes';
+  bytes: Uint8Array | undefined;
+}
+
 /** The message a worker sends as it sees a request waiting for its listing: the folders it read so far. */
 export interface PrelistHeadMessage {
   type: 'prelisting-head';
@@ -47,8 +56,9 @@ export interface PrelistHeadMessage {
  * the result (a PrelistingMessage). When it sees that a request waits for the listing (workerData.wanted, set by
  * the protocol thread) as it lists, it sends the folders read so far (a PrelistHeadMessage) for the protocol thread
  * to check while it reads the rest; when it sees that only once the listing is made, it checks them itself after
- * sending it (a PrelistCheckMessage), while the protocol thread takes the listing in. Then it waits for
- * `{ source, setup }` and runs `source` with `setup`. Messages sent meanwhile wait in the port.
+ * sending it (a PrelistCheckMessage), while the protocol thread takes the listing in. Last, it writes its files as
+ * list_files' answer holds them (a PrelistBytesMessage). Then it waits for `{ source, setup }` and runs `source`
+ * with `setup`. Messages sent meanwhile wait in the port.
  */
 const PRELUDE = `const __name = (fn) => fn;
 const { parentPort, workerData } = require('node:worker_threads');
@@ -65,6 +75,10 @@ if (workerData && workerData.prelist) {
   if (listing) listing.checking = checking;
   parentPort.postMessage({ type: 'prelisting', listing });
   if (checking && !head) parentPort.postMessage({ type: 'prelisting-check', check: (${recheck.toString()})(fs, listing) });
+  if (listing) {
+    const bytes = (${encodeJoinedPaths.toString()})(listing.joined);
+    parentPort.postMessage({ type: 'prelisting-bytes', bytes }, bytes ? [bytes.buffer] : []);
+  }
 }
 parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
 
@@ -177,32 +191,36 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
 /**
  * The early listing a worker sends (see PRELUDE), with its `check` when a request waited for it: the protocol
  * thread's check of the listing's head when the worker sent one, else the worker's own check to come (undefined
- * if it stops first). Undefined when the worker sends none or stops first. Received while the protocol thread is
- * idle, whether or not the worker was taken meanwhile; the listeners go once all is received.
+ * if it stops first); and with its `encoded` files to come. Undefined when the worker sends none or stops first.
+ * Received while the protocol thread is idle, whether or not the worker was taken meanwhile; the listeners go once
+ * all is received.
  */
 export function receivePrelisting(worker: Pick<Worker, 'on' | 'off'>): Promise<Prelisting | undefined> {
   return new Promise<Prelisting | undefined>((settle) => {
     let settleCheck: ((check: PrelistCheck | undefined) => void) | undefined;
+    let settleEncoded: ((encoded: readonly Uint8Array[] | undefined) => void) | undefined;
     let headCheck: Promise<PrelistCheck> | undefined;
     const done = () => {
       worker.off('message', onMessage).off('exit', onGone).off('error', onGone);
-      settleCheck?.(undefined); // when it stopped before sending its check
+      // When it stopped before sending them.
+      settleCheck?.(undefined);
+      settleEncoded?.(undefined);
     };
-    const onMessage = (message: Partial<PrelistingMessage | PrelistCheckMessage | PrelistHeadMessage> | undefined) => {
+    const onMessage = (message: Partial<PrelistingMessage | PrelistCheckMessage | PrelistHeadMessage | PrelistBytesMessage> | undefined) => {
       if (message?.type === 'prelisting-head' && message.head) {
         headCheck = checkHead(message.head);
       } else if (message?.type === 'prelisting') {
         const listing = message.listing;
-        if (!listing?.checking) return void (done(), settle(listing));
-        if (headCheck) {
-          listing.check = headCheck;
-          done();
-          return void settle(listing);
-        }
-        listing.check = new Promise<PrelistCheck | undefined>((resolve) => (settleCheck = resolve));
+        if (!listing) return void (done(), settle(undefined));
+        listing.encoded = new Promise((resolve) => (settleEncoded = resolve));
+        if (listing.checking) listing.check = headCheck ?? new Promise((resolve) => (settleCheck = resolve));
         settle(listing);
-      } else if (message?.type === 'prelisting-check') {
+      } else if (message?.type === 'prelisting-check' && message.check) {
         settleCheck?.(message.check);
+        settleCheck = undefined;
+      } else if (message?.type === 'prelisting-bytes') {
+        settleEncoded?.(message.bytes && [message.bytes]);
+        settleEncoded = undefined;
         done();
       }
     };

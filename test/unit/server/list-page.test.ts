@@ -137,4 +137,24 @@ describe('list_files pages', () => {
       }
     }
   });
+
+  it('keeps the bytes of a whole listing it wrote for the next answer, and uses those it is given', () => {
+    const all = plainPaths(300, 6);
+    const slot: { body?: readonly Uint8Array[] } = {};
+    const first = Buffer.concat(listAnswer(all, { maxBytes: 10 * 1024 * 1024 }, slot).text).toString();
+    assert.equal(first, JSON.stringify(listPage(all, { maxBytes: 10 * 1024 * 1024 }).json).slice(1, -1));
+    assert.equal(Buffer.concat(slot.body ?? []).toString(), all.join('\\",\\"'));
+    // Given, the bytes are written as they are (the caller keeps them only while the list is the same).
+    slot.body = [Buffer.from('x.md')];
+    assert.match(Buffer.concat(listAnswer(all, { maxBytes: 10 * 1024 * 1024 }, slot).text).toString(), /^\{\\"files\\":\[\\"x\.md\\"\],\\"count\\":300,/);
+    // A page that is not the whole listing neither uses nor keeps them.
+    const partial: { body?: readonly Uint8Array[] } = {};
+    const page = Buffer.concat(listAnswer(all, { limit: 10, maxBytes: 10 * 1024 * 1024 }, partial).text).toString();
+    assert.equal(page, JSON.stringify(listPage(all, { limit: 10, maxBytes: 10 * 1024 * 1024 }).json).slice(1, -1));
+    assert.equal(partial.body, undefined);
+    // Paths that need escaping: nothing kept.
+    const escaped: { body?: readonly Uint8Array[] } = {};
+    listAnswer(paths(300, 7), { maxBytes: 10 * 1024 * 1024 }, escaped);
+    assert.equal(escaped.body, undefined);
+  });
 });

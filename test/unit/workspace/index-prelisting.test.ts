@@ -211,6 +211,11 @@ describe('workspace index: the early listing', function () {
     assert.deepEqual(listing?.joined, early.joined);
     assert.deepEqual(await listing?.check, expected);
     assert.notDeepEqual(expected.stats.slice(3, 6), early.stats.slice(3, 6), 'the folder that changed after the request');
+    // Then the files as list_files writes them, the last message.
+    assert.equal(worker.listenerCount('message'), 1, 'listening until the last message');
+    const bytes = new TextEncoder().encode('a.md\\",\\"b.md');
+    worker.emit('message', { type: 'prelisting-bytes', bytes });
+    assert.deepEqual(await listing?.encoded, [bytes]);
     assert.equal(worker.listenerCount('message'), 0, 'listeners gone');
     // No head (the request came as the listing ended): the worker's check, sent after the listing.
     const second = new EventEmitter();
@@ -219,12 +224,16 @@ describe('workspace index: the early listing', function () {
     const byWorker = { stats: [1, 2, 3], by: 'worker' };
     second.emit('message', { type: 'prelisting-check', check: byWorker });
     assert.deepEqual(await (await again)?.check, byWorker);
-    // The worker gone before its check: the listing, with no check.
+    second.emit('message', { type: 'prelisting-bytes', bytes: undefined });
+    assert.equal(await (await again)?.encoded, undefined, 'a path needed escaping');
+    // The worker gone before its check: the listing, with no check and no files written.
     const third = new EventEmitter();
     const gone = receivePrelisting(third as unknown as Worker);
     third.emit('message', { type: 'prelisting', listing: { ...early, checking: true } });
     third.emit('exit', 1);
     assert.equal(await (await gone)?.check, undefined);
+    assert.equal(await (await gone)?.encoded, undefined);
+    assert.equal(third.listenerCount('message'), 0);
   });
 
   it('checks a long head in slices, each folder as the worker would', async () => {
@@ -303,6 +312,24 @@ describe('workspace index: the early listing', function () {
     write('notes/deep/later.md');
     assert.ok((await listed(index)).includes('notes/deep/later.md'));
     assert.deepEqual(await listed(index), await crawl());
+  });
+
+  it("keeps the worker's bytes of its files while the list is unchanged, and only for a list that is all of them", async () => {
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    await sleep(TICK_MS);
+    const bytes = [new TextEncoder().encode('stands for the files')];
+    const { index } = open({ prelisting: async () => ({ ...early, encoded: Promise.resolve(bytes) }), racyMs: 0 });
+    await listed(index);
+    assert.deepEqual(index.encodedFiles().body, bytes);
+    // A change makes another list: its bytes are not known yet.
+    write('notes/deep/later.md');
+    assert.ok((await listed(index)).includes('notes/deep/later.md'));
+    assert.equal(index.encodedFiles().body, undefined);
+    // With more exclude globs, the list is not all of the early listing's files: the bytes are not taken.
+    const other = open({ prelisting: async () => ({ ...early, encoded: Promise.resolve(bytes) }), racyMs: 0, excludePatterns: [...DEFAULT_EXCLUDES, 'archive/**'] });
+    await listed(other.index);
+    assert.equal(other.index.encodedFiles().body, undefined);
   });
 
   it('reads again each folder that changed since the early listing: files added, removed, folders new and gone', async () => {
@@ -536,6 +563,23 @@ describe('workspace index: the early listing', function () {
       }
     } finally {
       fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
+
+  it("has the loader's worker write its files as list_files' answer holds them, when no path needs escaping", async () => {
+    for (const plain of [false, true]) {
+      // The tree holds an emoji (a surrogate pair, which JSON writes as it is, but which the test takes for one to escape).
+      if (plain) fs.rmSync(path.join(root, 'notes/\u{1F600}.md'));
+      await sleep(TICK_MS);
+      assert.ok(prestartTextWorker({}, root));
+      const { index } = open({ racyMs: 0 });
+      assert.equal(await index.fresh(false, true), true);
+      const files = await crawl();
+      assert.deepEqual(index.listFiles(), files);
+      const body = index.encodedFiles().body;
+      if (plain) assert.equal(Buffer.concat(body ?? []).toString(), files.join('\\",\\"'));
+      else assert.equal(body, undefined);
+      index.dispose();
     }
   });
 
