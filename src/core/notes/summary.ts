@@ -9,7 +9,8 @@ const STOPWORDS = new Set(
   ),
 );
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
+/** Made on first use, as creating a segmenter loads ICU's break rules (see templates.ts). */
+let segmenter: Intl.Segmenter | undefined;
 /** Abbreviations after which Unicode sentence breaking wrongly ends a sentence ("e.g. Node", "Dr. Smith"). */
 const ABBREVIATION_END = /(?:^|[\s(])(?:e\.g|i\.e|etc|vs|cf|approx|no|fig|mr|mrs|ms|dr|prof|st|jr|sr|inc|ltd|[a-z])\.$/i;
 
@@ -19,6 +20,7 @@ function sentences(paragraph: string): string[] {
   let carried = '';
   // The last segment ended in white space: what comes next was apart from it.
   let apart = false;
+  segmenter ??= new Intl.Segmenter('en', { granularity: 'sentence' });
   for (const { segment } of segmenter.segment(paragraph)) {
     const sentence = (carried + segment).trim();
     carried = '';

@@ -1,5 +1,7 @@
 // Task extraction, extractive summaries and new-note templates.
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { clip, extractiveSummary, headOf } from '../../../src/core/notes/summary';
 import { extractTasks } from '../../../src/core/notes/tasks';
 import { splitNote } from '../../../src/core/notes/frontmatter';
@@ -138,5 +140,24 @@ describe('notes/templates', () => {
     assert.equal(fileNameForTitle('tab\there\nnewline'), 'tab here newline');
     assert.equal(fileNameForTitle('x'.repeat(300)).length, 200);
     assert.equal(fileNameForTitle('Ünïcode 日本語 ✓'), 'Ünïcode 日本語 ✓');
+  });
+});
+
+describe('notes/summary and templates at start-up', () => {
+  it('create no text segmenter until one is needed (the first costs about 30 ms of ICU loading)', () => {
+    // A fresh process: in this one the modules are loaded already.
+    const code = `
+      const made = [];
+      const Real = Intl.Segmenter;
+      Intl.Segmenter = class extends Real { constructor(...args) { super(...args); made.push(args[1].granularity); } };
+      // Loaded as CommonJS: the exports are the namespace's default.
+      const summary = (await import('./src/core/notes/summary.ts')).default;
+      const templates = (await import('./src/core/notes/templates.ts')).default;
+      const loaded = made.length;
+      summary.extractiveSummary('First sentence here. Second one follows. A third.', 30);
+      templates.fileNameForTitle('é'.repeat(150));
+      console.log(JSON.stringify({ loaded, made }));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: path.resolve(__dirname, '../../..'), encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out), { loaded: 0, made: ['sentence', 'grapheme'] });
   });
 });
