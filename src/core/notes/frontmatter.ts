@@ -27,11 +27,14 @@ export interface SplitNote {
  * a string that a YAML 1.1 reader would take for something else (`'10:30'`, `'yes'`), so other tools read it as
  * this one does.
  */
-const YAML_OPTIONS = { schema: yaml.CORE_SCHEMA };
+function yamlOptions(): yaml.LoadOptions & yaml.DumpOptions {
+  // Read when first needed: reading a property of js-yaml loads the package, which the server's start does not need.
+  return { schema: yaml.CORE_SCHEMA };
+}
 
 /** gray-matter's options: its YAML engine replaced by the reading above (options also turn its cache off). */
 function matterOptions(): object {
-  return { engines: { yaml: (text: string) => yaml.load(text, YAML_OPTIONS) } };
+  return { engines: { yaml: (text: string) => yaml.load(text, yamlOptions()) } };
 }
 
 /** Results must be plain JSON (a Date, should one ever come, reads as its ISO text, or YYYY-MM-DD without a time). */
@@ -144,9 +147,9 @@ function loadYaml(text: string): unknown {
   return matter(`---\n${text.replace(/\r?\n?$/, '\n')}---\n`, matterOptions()).data;
 }
 
-/** `data` as YAML in the schema it is read with (see YAML_OPTIONS): a string such as `2024-01-15` stays plain. */
+/** `data` as YAML in the schema it is read with (see yamlOptions): a string such as `2024-01-15` stays plain. */
 function dumpYaml(data: object): string {
-  return yaml.dump(data, YAML_OPTIONS);
+  return yaml.dump(data, yamlOptions());
 }
 
 /**
@@ -154,7 +157,7 @@ function dumpYaml(data: object): string {
  * would read as something else, here or in a YAML 1.1 reader): for templates filling a frontmatter value.
  */
 export function yamlScalar(text: string): string {
-  return yaml.dump(text, { ...YAML_OPTIONS, lineWidth: -1 }).replace(/\n$/, '');
+  return yaml.dump(text, { ...yamlOptions(), lineWidth: -1 }).replace(/\n$/, '');
 }
 
 /** `key: value` as YAML ending in `eol`. */
