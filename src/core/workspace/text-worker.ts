@@ -8,7 +8,7 @@ import { NotesError } from '../errors';
 import { encodeMatches, matchesThrough, mergeMatches, postedMatches, type EncodedMatches } from './encoded-matches';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
-import type { Prelisting } from './prelist';
+import { recheck, type PrelistHead, type Prelisting } from './prelist';
 import { bootWorker, prestartedWorkerWaiting, runProgram, shardCount, shareOf, takePrestartedWorker, workerLimits, type PrelistBytesMessage, type PrelistCheckMessage, type PrelistHeadMessage, type PrelistingMessage } from './worker-boot';
 
 export interface TextWorkerOptions {
@@ -81,12 +81,14 @@ type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[]; linked?: number[] }
   | { type: 'search'; id: number; listId: number; list?: readonly string[]; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
   | { type: 'walk'; id: number; rules: WalkRules; query?: CompiledQuery; limit: number; shared: SharedArrayBuffer }
-  | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer };
+  | { type: 'lines'; id: number; output: Uint8Array; rules: WalkRules; query: CompiledQuery; limit: number; shared: SharedArrayBuffer }
+  | { type: 'recheck'; id: number; head: PrelistHead };
 
 type FromWorker =
   | { type: 'cached'; generation: number; cachedFiles: number; cachedBytes: number; full: boolean }
   | { type: 'found'; id: number; matches: EncodedMatches; searched: number; cancelled: boolean; missingList?: boolean; cut?: boolean }
   | { type: 'walked'; id: number; files: string[] }
+  | { type: 'rechecked'; id: number; stats: number[] }
   | PrelistingMessage
   | PrelistCheckMessage
   | PrelistHeadMessage
@@ -108,6 +110,7 @@ function textWorkerMain(
   encode: typeof encodeMatches,
   post: typeof postedMatches,
   globs: typeof globMatcher,
+  check: typeof recheck,
   fs: typeof fsModule,
   path: typeof pathModule,
   threads: typeof threadsModule,
@@ -478,6 +481,10 @@ function textWorkerMain(
   }
 
   function handle(message: ToWorker): void {
+    if (message.type === 'recheck') {
+      const rechecked: FromWorker = { type: 'rechecked', id: message.id, stats: check(fs, message.head).stats };
+      return port.postMessage(rechecked);
+    }
     if (message.type === 'search') return search(message);
     if (message.type === 'walk') return walkAndSearch(message);
     if (message.type === 'lines') return linesSearch(message);
@@ -511,7 +518,7 @@ let programSource: string | undefined;
 function workerSource(): string {
   // Some TypeScript runners wrap inner functions in __name(...) to keep their names.
   programSource ??= `const __name = (fn) => fn;
-(${textWorkerMain.toString()})((${matchLines.toString()}), (${encodeMatches.toString()}), (${postedMatches.toString()}), (${globMatcher.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
+(${textWorkerMain.toString()})((${matchLines.toString()}), (${encodeMatches.toString()}), (${postedMatches.toString()}), (${globMatcher.toString()}), (${recheck.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
   return programSource;
 }
 
@@ -557,6 +564,8 @@ class TextShard {
   private prelisting: Promise<Prelisting | undefined> | undefined;
   /** Tells that worker a request waits for its listing (see prestartTextWorker). */
   private requestPrelisting: (() => void) | undefined;
+  /** Checks of folders asked of the worker (see recheck), by id. */
+  private readonly rechecks = new Map<number, (stats: number[] | undefined) => void>();
 
   constructor(private readonly options: TextWorkerOptions) {}
 
@@ -574,6 +583,20 @@ class TextShard {
     this.prelisting = undefined;
     this.requestPrelisting = undefined;
     return prelisting;
+  }
+
+  /**
+   * The worker's check of folders an early listing read (see prelist.ts's recheck): their stats now, in order.
+   * Undefined when the worker stops first, or when there is none (none is started for this).
+   */
+  recheck(head: PrelistHead): Promise<number[] | undefined> {
+    if (this.closed || !this.worker) return Promise.resolve(undefined);
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.rechecks.set(id, resolve);
+      this.updateRef();
+      this.post({ type: 'recheck', id, head });
+    });
   }
 
   /**
@@ -732,7 +755,7 @@ class TextShard {
    * must not hold a server whose client has gone.
    */
   private updateRef(): void {
-    if (this.pending.size > 0 || this.cachedWaiters.length > 0) this.worker?.ref();
+    if (this.pending.size > 0 || this.cachedWaiters.length > 0 || this.rechecks.size > 0) this.worker?.ref();
     else this.worker?.unref();
   }
 
@@ -778,6 +801,12 @@ class TextShard {
   private onMessage(message: FromWorker): void {
     // The early listing's messages: the loader's listener takes them (see prestartTextWorker).
     if (message.type === 'prelisting' || message.type === 'prelisting-check' || message.type === 'prelisting-head' || message.type === 'prelisting-bytes') return;
+    if (message.type === 'rechecked') {
+      this.rechecks.get(message.id)?.(message.stats);
+      this.rechecks.delete(message.id);
+      this.updateRef();
+      return;
+    }
     if (message.type === 'walked') {
       const p = this.pending.get(message.id);
       if (p) p.files = message.files;
@@ -821,6 +850,8 @@ class TextShard {
     this.stats = { cachedFiles: 0, cachedBytes: 0 };
     void worker?.terminate();
     for (const p of [...this.pending.values()]) p.reject(err);
+    for (const settle of this.rechecks.values()) settle(undefined);
+    this.rechecks.clear();
     if (!this.closed && this.lastFiles) this.live();
   }
 }
@@ -922,6 +953,11 @@ export class TextWorker {
   /** The first worker's early listing, if it has one (see TextShard.prelisted). */
   prelisted(requested?: Promise<void>): Promise<Prelisting | undefined> {
     return this.shards[0].prelisted(requested);
+  }
+
+  /** The first worker's check of folders an early listing read (see TextShard.recheck). */
+  recheck(head: PrelistHead): Promise<number[] | undefined> {
+    return this.shards[0].recheck(head);
   }
 
   /** Starts the workers now (they take tens of milliseconds to boot), before there is anything to read. */

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { compileGlobs, createPathFilter, globMatcher, type ListOptions, type PathFilter } from './listing';
-import { filterPrelisting, type PrelistCheck, type Prelisting } from './prelist';
+import { filterPrelisting, recheck, type PrelistCheck, type Prelisting } from './prelist';
 import { DEFAULT_REGEX_BUDGET_MS, linesWith, searchWith, walkRules, walkWith, type RipgrepUse, type SearchOutcome, type SearchQuery } from './search';
 import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
@@ -80,6 +80,13 @@ const APPLY_DELAY_MS = 100;
 const RACY_MS = 3000;
 /** How long the check of an early listing waits for a request, unless one waits already (see fromPrelisting). */
 const CHECK_GRACE_MS = 10;
+/**
+ * An early listing with at least this many folders, complete before a request waited for it, is checked by this
+ * thread and the text worker together (see checkShared); a smaller one by this thread alone.
+ */
+const SHARED_CHECK_MIN_FOLDERS = 256;
+/** Folders this thread checks at a time in a shared check: a few milliseconds, then the worker's answer is looked at. */
+const SHARED_CHECK_SLICE = 128;
 /** The exclude glob that prunes every node_modules folder (an early listing leaves them out). */
 const NODE_MODULES_GLOB = '**/node_modules/**';
 
@@ -597,9 +604,12 @@ export class WorkspaceIndex {
     this.options.log?.('debug', `index: the early listing took ${early.finished - early.started} ms and was complete ${started - early.finished} ms before the listing began; ${Date.now() - started} ms to receive it`);
     this.checking = true;
     const racyFrom = early.started - (o.racyMs ?? RACY_MS);
+    const shared = afterRequest ? undefined : await this.checkShared(early);
     const checked = afterRequest
       ? this.takeCheck(early, afterRequest, folders, earlyStats, places, racyFrom)
-      : await this.checkFolders(folders, earlyStats, racyFrom);
+      : shared
+        ? this.takeCheck(early, shared, folders, earlyStats, places, racyFrom)
+        : await this.checkFolders(folders, earlyStats, racyFrom);
     if (!checked) return true; // disposed
     const { stats, changed, checkedAt } = checked;
     this.files = files;
@@ -617,9 +627,44 @@ export class WorkspaceIndex {
     this.crawled = true;
     this.readingDeferred = true; // after the watchers (startReading)
     if (this.requestsWaiting === 0) this.startReading();
-    const how = afterRequest ? `${afterRequest.stats.length / 3} of its ${early.folders.length} folders checked by the ${afterRequest.by}` : `${folders.length} folders checked`;
+    const how = afterRequest
+      ? `${afterRequest.stats.length / 3} of its ${early.folders.length} folders checked by the ${afterRequest.by}`
+      : shared
+        ? `${early.folders.length} folders checked, ${shared.byWorker} of them by the worker`
+        : `${folders.length} folders checked`;
     this.options.log?.('info', `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${how}, ${changed.length} read again); watching them next`);
     return true;
+  }
+
+  /**
+   * The check of every folder of an early listing that was complete before a request waited for it, made by this
+   * thread and the text worker together once a request waits (the worker is otherwise idle then, until the
+   * watchers are set up): the worker stats the second half while this thread stats the first, in slices, then
+   * goes on with the second half itself until the worker's answer comes (it may be busy with a search). Compared
+   * by takeCheck, as a check of a listing's head is. Undefined when this thread checks alone: no request waits (the
+   * check then gives way to other work), the listing is small, or there is no text worker.
+   */
+  private async checkShared(early: Prelisting): Promise<(PrelistCheck & { byWorker: number }) | undefined> {
+    const n = early.folders.length;
+    if (!this.listingWanted || n < SHARED_CHECK_MIN_FOLDERS || !this.texts || this.options.prelisting) return undefined;
+    const mid = n >> 1;
+    const slice = (from: number, to: number) => ({ root: early.root, folders: early.folders.slice(from, to), stats: early.stats.slice(3 * from, 3 * to) });
+    // Undefined until the worker answers, and when it stopped first.
+    let theirs: number[] | undefined;
+    void this.texts.recheck(slice(mid, n)).then((stats) => (theirs = stats));
+    const stats: number[] = [];
+    for (let from = 0; from < n; from += SHARED_CHECK_SLICE) {
+      if (from > 0) await yieldToEventLoop();
+      if (this.disposed) return undefined;
+      if (from >= mid && theirs) {
+        // The worker's stats cover the second half whole: this thread's, if any, are dropped.
+        stats.length = 3 * mid;
+        for (const value of theirs) stats.push(value);
+        return { stats, by: 'protocol thread', byWorker: n - mid };
+      }
+      for (const value of recheck(fs, slice(from, Math.min(n, from + SHARED_CHECK_SLICE))).stats) stats.push(value);
+    }
+    return { stats, by: 'protocol thread', byWorker: 0 };
   }
 
   /**

@@ -623,6 +623,44 @@ describe('workspace index: the early listing', function () {
     assert.deepEqual(files, await crawl());
   });
 
+  it("is checked by the protocol thread and the worker together when the loader's worker listed a large tree before a request", async () => {
+    for (let i = 0; i < 300; i++) write(`many/f${String(i).padStart(3, '0')}/n.md`);
+    await sleep(TICK_MS);
+    const listing = async () => {
+      const worker = prestartTextWorker({}, root);
+      assert.ok(worker);
+      const early = await new Promise<Prelisting>((resolve) => worker.on('message', (m: { type?: string; listing?: Prelisting }) => m.type === 'prelisting' && m.listing && resolve(m.listing)));
+      assert.ok(early.folders.length > 300);
+      await sleep(TICK_MS);
+      return early;
+    };
+    // Changed after the listing, before the request: one folder in each half, and one gone in the second.
+    const change = (i: number) => {
+      write(`many/f${String(i).padStart(3, '0')}/added.md`);
+      write(`many/f${String(i + 250).padStart(3, '0')}/added.md`);
+      fs.rmSync(path.join(root, `many/f${String(i + 290).padStart(3, '0')}`), { recursive: true });
+    };
+    const start = async (answer: 'now' | 'stopped' | 'real') => {
+      const { folders } = await listing();
+      const { index, logged } = open({ racyMs: 0, checkGraceMs: 60_000 });
+      // The worker's half: answered at once with the stats of now, or not at all (it stopped), or by the worker.
+      const texts = (index as unknown as { textWorker(): { recheck(head: PrelistHead): Promise<number[] | undefined> } }).textWorker();
+      if (answer !== 'real') texts.recheck = async (head) => (answer === 'now' ? recheck(fs, head).stats : undefined);
+      return { index, logged, folders };
+    };
+    for (const [i, answer] of [[1, 'now'], [2, 'stopped'], [3, 'real']] as const) {
+      const { index, logged, folders } = await start(answer);
+      change(i);
+      const files = await listed(index);
+      const byWorker = answer === 'now' ? folders.length - (folders.length >> 1) : answer === 'stopped' ? 0 : '\\d+';
+      // The folders with a file added, the one gone, and `many`, which lost it.
+      assert.match(startLine(logged), new RegExp(`${folders.length} folders checked, ${byWorker} of them by the worker, 4 read again`), answer);
+      assert.deepEqual(files, await crawl(), answer);
+      index.dispose();
+      logged.length = 0;
+    }
+  });
+
   it("is not used when the loader's worker listed another folder", async () => {
     assert.ok(prestartTextWorker({}, path.join(root, 'notes')));
     const { index, logged } = open();

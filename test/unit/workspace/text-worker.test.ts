@@ -8,6 +8,7 @@ import path from 'node:path';
 import { NotesError } from '../../../src/core/errors';
 import { matchBytes } from '../../../src/core/workspace/encoded-matches';
 import { compileQuery, searchWith, type SearchOutcome, type SearchQuery } from '../../../src/core/workspace/search';
+import { recheck } from '../../../src/core/workspace/prelist';
 import { TextWorker } from '../../../src/core/workspace/text-worker';
 
 function query(text: string, extra: Partial<SearchQuery> = {}): SearchQuery {
@@ -39,6 +40,19 @@ describe('text worker threads', function () {
   after(() => {
     for (const w of workers) w.close();
     fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it("checks an early listing's folders as prelist's recheck does, and answers nothing once stopped or with no worker", async () => {
+    const folders = ['', 'f001', 'f002', 'gone'];
+    const stat = (rel: string) => fs.statSync(rel ? path.join(root, rel) : root);
+    const head = { root, folders, stats: folders.flatMap((rel) => (rel === 'gone' ? [NaN, NaN, NaN] : [stat(rel).mtimeMs, stat(rel).ctimeMs, stat(rel).ino])) };
+    const w = make({ shards: 1 });
+    assert.equal(await w.recheck(head), undefined, 'no worker is started for it');
+    w.start();
+    assert.deepEqual(await w.recheck(head), recheck(fs, head).stats);
+    const pending = w.recheck(head);
+    w.close();
+    assert.equal(await pending, undefined);
   });
 
   it('keeps the texts of the files the last sync names, within the budget', async () => {
