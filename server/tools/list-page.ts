@@ -2,6 +2,7 @@
 
 import { REPLY_ROOM } from '../limits';
 import { encodeJoinedPaths } from '../../src/core/workspace/prelist';
+import type { EncodedFiles } from '../../src/core/workspace/workspace-index';
 import type { EncodedAnswer } from '../structured-json';
 
 export interface ListPage {
@@ -83,11 +84,6 @@ export function listPage(sorted: readonly string[], options: { cursor?: string; 
   return make(stop);
 }
 
-/** The paths of a whole listing as its answer writes them (see listAnswer), kept for as long as the listing is the same. */
-export interface EncodedListing {
-  body?: readonly Uint8Array[];
-}
-
 /**
  * listPage's answer as the reply's text block holds it (see EncodedAnswer): the page's JSON as the characters of a
  * JSON string, in UTF-8, the bytes the transport would write for listPage's `json`. A page that ends where it may
@@ -96,7 +92,7 @@ export interface EncodedListing {
  * listPage. `whole`: for a page that is the whole listing, its paths so written when known already (the text
  * workers write them for the early listing), else filled with them once made, for the next answer.
  */
-export function listAnswer(sorted: readonly string[], options: { cursor?: string; limit?: number; maxBytes: number }, whole?: EncodedListing): EncodedAnswer {
+export function listAnswer(sorted: readonly string[], options: { cursor?: string; limit?: number; maxBytes: number }, whole?: Pick<EncodedFiles, 'body'>): EncodedAnswer {
   const start = options.cursor === undefined ? 0 : firstAfter(sorted, options.cursor);
   const end = Math.min(sorted.length, options.limit === undefined ? sorted.length : start + options.limit);
   if (start < end) {

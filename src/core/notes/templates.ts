@@ -38,7 +38,7 @@ export function oneLineTitle(title: string): string {
  * extension (files.fileExtension).
  */
 export const MAX_NAME_BYTES = 200;
-/** Made on first use: creating a segmenter loads ICU's break rules, about 15 ms that every server start paid. */
+/** Made on first use: the first segmenter a process creates loads ICU's break rules, about 30 ms here. */
 let graphemes: Intl.Segmenter | undefined;
 
 /** The longest prefix of `name` within `maxBytes` UTF-8 bytes that ends between two user-perceived characters. */
