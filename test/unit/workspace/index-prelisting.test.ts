@@ -332,6 +332,29 @@ describe('workspace index: the early listing', function () {
     assert.equal(other.index.encodedFiles().body, undefined);
   });
 
+  it("has a request for the whole list wait for the worker's bytes of it, at most a quarter of a second", async () => {
+    const early = prelist(fs, root, 1_000_000);
+    assert.ok(early);
+    await sleep(TICK_MS);
+    const bytes = [new TextEncoder().encode('stands for the files')];
+    // The bytes come 100 ms after the listing: a request that writes the whole list waits for them, another does not.
+    const later = open({ prelisting: async () => ({ ...early, encoded: sleep(100).then(() => bytes) }), racyMs: 0 }).index;
+    assert.equal(await later.fresh(), true);
+    assert.equal(later.encodedFiles().body, undefined, 'not waited for');
+    assert.equal(await later.fresh(false, true), true);
+    assert.deepEqual(later.encodedFiles().body, bytes);
+    // Bytes that never come hold the request 250 ms, once.
+    const never = open({ prelisting: async () => ({ ...early, encoded: new Promise<never>(() => undefined) }), racyMs: 0 }).index;
+    const started = Date.now();
+    assert.equal(await never.fresh(false, true), true);
+    const waited = Date.now() - started;
+    assert.ok(waited >= 240 && waited < 2000, `${waited} ms`);
+    assert.equal(never.encodedFiles().body, undefined);
+    const again = Date.now();
+    assert.equal(await never.fresh(false, true), true);
+    assert.ok(Date.now() - again < 200, 'waited for once');
+  });
+
   it('reads again each folder that changed since the early listing: files added, removed, folders new and gone', async () => {
     const early = prelist(fs, root, 1_000_000);
     await sleep(TICK_MS);
