@@ -2,7 +2,7 @@
 // medians and ratios. Options: --quick (fewer repetitions, smaller corpora), --only=a,b (sections: startup, search, list, tools, throughput, memory, activation), --readme
 // (write the table into README.md). Results go to bench-results/latest.json.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -87,11 +87,24 @@ function deadline(promise, ms, what) {
   return Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The environment every server of the run is started with, as an MCP client starts it: an SDK client (the SDK's
+ * own, the Inspector) and Claude Desktop pass a server only a few variables of their own (getDefaultEnvironment():
+ * HOME, LOGNAME, PATH, SHELL, TERM, USER) and those its configuration names, here this shell's NOTESAPP_ variables
+ * (the run's code cache among them) and `extra`. This shell's whole environment can hold variables that slow every
+ * Node start, such as NODE_EXTRA_CA_CERTS (Node then loads all root certificates before running any code): the
+ * start-up section also times the servers with it, and says what it holds.
+ */
+function clientEnv(extra = {}) {
+  const named = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('NOTESAPP_')));
+  return { ...getDefaultEnvironment(), ...named, ...extra };
+}
+
 async function connect(workspace, extraEnv = {}, args = [serverJs, '--workspace', workspace, ...serverFlags]) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
-    env: { ...process.env, ...extraEnv },
+    env: clientEnv(extraEnv),
     stderr: 'pipe',
   });
   const indexed = waitIndexed(transport.stderr);
@@ -102,7 +115,7 @@ async function connect(workspace, extraEnv = {}, args = [serverJs, '--workspace'
 }
 
 async function lineClient(workspace, extraEnv = {}) {
-  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags], { ...process.env, ...extraEnv }, { stderr: 'pipe' });
+  const lc = await LineClient.start(process.execPath, [serverJs, '--workspace', workspace, ...serverFlags], clientEnv(extraEnv), { stderr: 'pipe' });
   const indexed = waitIndexed(lc.child.stderr);
   lc.indexed = () => deadline(indexed, 120_000, 'the index');
   openLineClients.add(lc);
@@ -134,12 +147,17 @@ async function timed(fn) {
 async function benchStartup() {
   const corpus = ensureCorpus(1000);
   const fsServer = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+  const ours = [serverJs, '--workspace', corpus.dir, '--config', configPath];
+  const floorArgs = ['-e', 'process.stdin.once("data",()=>process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:1,result:{}})+"\\n"))'];
   const subjects = [
-    { name: 'notesapp (dist/server.js)', cmd: process.execPath, args: [serverJs, '--workspace', corpus.dir, '--config', configPath], toolsList: true },
+    { name: 'notesapp (dist/server.js)', cmd: process.execPath, args: ours, env: clientEnv(), toolsList: true },
     // A first start ever, before the V8 code cache exists (or with it turned off).
-    { name: 'notesapp, no code cache', cmd: process.execPath, args: [serverJs, '--workspace', corpus.dir, '--config', configPath], env: { NOTESAPP_NO_CODE_CACHE: '1' } },
-    fs.existsSync(fsServer) && { name: 'server-filesystem', cmd: process.execPath, args: [fsServer, corpus.dir] },
-    { name: 'node, empty script (floor)', cmd: process.execPath, args: ['-e', 'process.stdin.once("data",()=>process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:1,result:{}})+"\\n"))'] },
+    { name: 'notesapp, no code cache', cmd: process.execPath, args: ours, env: clientEnv({ NOTESAPP_NO_CODE_CACHE: '1' }) },
+    fs.existsSync(fsServer) && { name: 'server-filesystem', cmd: process.execPath, args: [fsServer, corpus.dir], env: clientEnv() },
+    { name: 'node, empty script (floor)', cmd: process.execPath, args: floorArgs, env: clientEnv() },
+    // Started with this shell's whole environment instead (see clientEnv).
+    { name: 'notesapp, whole environment', cmd: process.execPath, args: ours, env: process.env },
+    { name: 'node, empty script (floor), whole environment', cmd: process.execPath, args: floorArgs, env: process.env },
   ].filter(Boolean);
   const times = Object.fromEntries(subjects.map((s) => [s.name, []]));
   const toolsListTimes = [];
@@ -154,12 +172,23 @@ async function benchStartup() {
     }
   }
   const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
-  results.sections.startup = { runs: REPS, medianMs: med, samples: times, toolsListMedianMs: median(toolsListTimes), toolsListSamples: toolsListTimes };
+  const slowing = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((k) => process.env[k]);
+  const whole = `this shell's whole environment (${slowing.length ? `${slowing.join(' and ')} set` : 'no NODE_EXTRA_CA_CERTS or NODE_OPTIONS'})`;
+  results.sections.startup = {
+    runs: REPS,
+    medianMs: med,
+    samples: times,
+    toolsListMedianMs: median(toolsListTimes),
+    toolsListSamples: toolsListTimes,
+    clientEnvironment: Object.keys(clientEnv()).sort(),
+    wholeEnvironmentSets: slowing,
+  };
   row('startup', 'spawn → initialize', med['notesapp (dist/server.js)'], med['server-filesystem'], 'server-filesystem', '< 150 ms');
   // What a client waits for before it can call anything: initialize, initialized, then tools/list.
   row('startup', 'spawn → first tools/list response', median(toolsListTimes), med['server-filesystem'], 'server-filesystem (initialize only)', '');
   row('startup', 'spawn → initialize, no code cache (first start)', med['notesapp, no code cache'], med['server-filesystem'], 'server-filesystem', '');
   row('startup', 'floor: node answering from an empty script', med['node, empty script (floor)'], med['server-filesystem'], 'server-filesystem', '');
+  row('startup', `spawn → initialize, started with ${whole}`, med['notesapp, whole environment'], med['node, empty script (floor), whole environment'], 'node answering from an empty script, same environment', '');
 }
 
 // 2. search_files vs ripgrep

@@ -16,12 +16,13 @@ const AFTER_INIT = line({ jsonrpc: '2.0', method: 'notifications/initialized' })
 /**
  * Milliseconds from spawn to the first complete stdout line answering id 1 (`initialize`) and, with `toolsList`, to
  * the answer of a tools/list sent right after it (`{ init, toolsList }`; otherwise just the number). lingerMs keeps
- * the process alive after the response (lets it finish start-up work such as its code cache).
+ * the process alive after the response (lets it finish start-up work such as its code cache). `env` is the child's
+ * whole environment (default: this process's).
  */
-export function timeInitialize(command, args, { cwd, env, timeoutMs = 15_000, lingerMs = 0, toolsList = false } = {}) {
+export function timeInitialize(command, args, { cwd, env = process.env, timeoutMs = 15_000, lingerMs = 0, toolsList = false } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
     let buf = '';
     let init;
     const timer = setTimeout(() => {

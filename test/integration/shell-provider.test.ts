@@ -32,6 +32,7 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
     assert.deepEqual(definition.args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
     assert.ok(definition.env[BRIDGE_ENV.address], 'the bridge address is in the environment');
     assert.ok(definition.env[BRIDGE_ENV.token], 'the bridge token is in the environment');
+    assert.equal(definition.env.NODE_EXTRA_CA_CERTS, '', 'emptied: VS Code passes its own whole environment, and the server makes no TLS connection');
     const ripgrep = definition.env[RIPGREP_ENV];
     assert.ok(typeof ripgrep === 'string' && ripgrep.startsWith(vscode.env.appRoot) && fs.existsSync(ripgrep), `VS Code's own ripgrep is handed to the server: ${ripgrep}`);
 

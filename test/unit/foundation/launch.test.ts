@@ -1,5 +1,6 @@
 // How the extension launches the MCP server: with VS Code's own ripgrep when VS Code has one.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,5 +39,29 @@ describe('extension: launching the MCP server', () => {
     const base = { serverScript: '/ext/dist/server.js', workspaceFolder: '/notes', configPath: '/cfg/config.json', nodePath: undefined, bridge: undefined };
     assert.equal(launchCommand({ ...base, ripgrep: '/vscode/rg' }).env[RIPGREP_ENV], '/vscode/rg');
     assert.equal(RIPGREP_ENV in launchCommand(base).env, false);
+  });
+
+  it('empties NODE_EXTRA_CA_CERTS, which Node then takes as unset, so the server does not load certificates at start', () => {
+    const base = { serverScript: '/ext/dist/server.js', workspaceFolder: '/notes', configPath: '/cfg/config.json', nodePath: undefined, bridge: undefined };
+    const { env } = launchCommand(base);
+    assert.equal(env.NODE_EXTRA_CA_CERTS, '');
+    // As VS Code starts a definition: its own environment, then the definition's on top. A file that is not there
+    // makes Node warn at start when it tries to load it.
+    const missing = path.join(appRoot, 'no-such-ca.pem');
+    const start = (extra: Record<string, string>) =>
+      spawnSync(process.execPath, ['-e', '0'], { env: { ...process.env, NODE_EXTRA_CA_CERTS: missing, ...extra }, encoding: 'utf8' }).stderr;
+    assert.match(start({}), /Ignoring extra certs from/, 'Node loads the file named by the variable');
+    assert.equal(start(env), '', 'with the launch environment on top, Node loads nothing');
+  });
+
+  it('starts a server whose bundles make no TLS connection (what emptying NODE_EXTRA_CA_CERTS relies on)', () => {
+    const dist = path.join(__dirname, '../../../dist');
+    for (const file of ['server.js', 'server-core.js', 'note-worker.js']) {
+      const bundle = fs.readFileSync(path.join(dist, file), 'utf8');
+      const modules = [...bundle.matchAll(/require\("((?:node:)?[a-z0-9_/]+)"\)/g)].map((m) => m[1].replace(/^node:/, ''));
+      assert.ok(modules.includes('fs'), `${file}: its modules are read (${modules.length} found)`);
+      for (const tls of ['tls', 'https', 'http2']) assert.ok(!modules.includes(tls), `${file} loads ${tls}`);
+      assert.doesNotMatch(bundle, /\bfetch\(/, `${file} calls fetch`);
+    }
   });
 });
