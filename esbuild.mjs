@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { asciiOutput } from './server/ascii-output.mjs';
 import { lazyModules } from './server/lazy-modules.mjs';
 
 const serverOut = process.argv.find((a) => a.startsWith('--server-out='))?.slice('--server-out='.length);
@@ -37,6 +38,8 @@ const builds = [
     entryPoints: { extension: 'src/extension.ts' },
     outdir: 'dist',
     external: ['vscode'],
+    // Every bundle in dist/ is pure ASCII, which Node reads and V8 keeps at one byte a character (see ascii-output.mjs).
+    plugins: [asciiOutput()],
   },
   {
     // dist/server.js is a small loader that runs dist/server-core.js through a V8 code cache (fast start).
@@ -44,19 +47,21 @@ const builds = [
     entryPoints: { server: 'server/bootstrap.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [asciiOutput()],
   },
   {
     ...common,
     entryPoints: { 'server-core': 'server/main.ts' },
     outdir: 'dist',
     // Note parsing and the editor bridge load on first use, not at every start.
-    plugins: [lazyModules()],
+    plugins: [lazyModules(), asciiOutput()],
   },
   {
     // The worker thread that parses large notes (see src/core/notes/analyser.ts), beside server-core.js.
     ...common,
     entryPoints: { 'note-worker': 'src/core/notes/analysis-worker.ts' },
     outdir: 'dist',
+    plugins: [asciiOutput()],
   },
 ];
 
