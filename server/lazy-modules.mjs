@@ -11,9 +11,23 @@ import path from 'node:path';
  * first use, see server.ts). */
 export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats'];
 
+/** The package a resolved file belongs to (the last node_modules segment): what a load is counted as. */
+const packageOf = (file) => {
+  const parts = file.split(/[\\/]node_modules[\\/]/).pop().split(/[\\/]/);
+  return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+};
+
+// A process given a list at globalThis[Symbol.for('notesapp.lazyLoads')] (a test's preload) has each first load
+// put on it, so that a test can tell which packages the real bundle ran.
 const STAND_IN = (name) => `
 let real;
-const load = () => (real ??= require(${JSON.stringify(name)}));
+const load = () => {
+  if (real === undefined) {
+    globalThis[Symbol.for('notesapp.lazyLoads')]?.push(${JSON.stringify(packageOf(name))});
+    real = require(${JSON.stringify(name)});
+  }
+  return real;
+};
 const target = function () {};
 const standIn = new Proxy(target, {
   apply: (_t, self, args) => Reflect.apply(load(), self, args),

@@ -18,15 +18,23 @@ import {
  * would take the MCP server down with it. Reported as an error of the connection, the failure reaches the
  * connection's owner, which closes it and so fails the requests waiting on it.
  */
-class ReportingMessageWriter extends StreamMessageWriter {
-  override async write(msg: Message): Promise<void> {
-    try {
-      await super.write(msg);
-    } catch (error) {
-      this.fireError(error, msg);
+function makeReportingWriter() {
+  return class ReportingMessageWriter extends StreamMessageWriter {
+    override async write(msg: Message): Promise<void> {
+      try {
+        await super.write(msg);
+      } catch (error) {
+        this.fireError(error, msg);
+      }
     }
-  }
+  };
 }
+
+/**
+ * Made on first use: a class that extends StreamMessageWriter reads vscode-jsonrpc when it is defined, and the
+ * server bundle runs that package only when the bridge is first used (see server/lazy-modules.mjs).
+ */
+let ReportingMessageWriter: ReturnType<typeof makeReportingWriter> | undefined;
 
 /**
  * vscode-jsonrpc's reader warns about a message still partial every 10 s, and keeps doing so after the socket has
@@ -36,5 +44,6 @@ class ReportingMessageWriter extends StreamMessageWriter {
 export function socketConnection(socket: net.Socket, options?: ConnectionOptions): MessageConnection {
   const reader = new StreamMessageReader(socket);
   reader.partialMessageTimeout = 0;
+  ReportingMessageWriter ??= makeReportingWriter();
   return createMessageConnection(reader, new ReportingMessageWriter(socket), undefined, options);
 }

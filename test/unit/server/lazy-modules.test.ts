@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { LazySchemaValidator } from '../../../server/server';
+import { RawServer } from '../hardening/raw-server';
 // @ts-expect-error: a plain ES module without types (the build script's plugin)
 import { LAZY_PACKAGES, lazyModules } from '../../../server/lazy-modules.mjs';
 
@@ -83,7 +84,64 @@ describe('lazily loaded packages in the server bundle', () => {
     assert.match(bad.errorMessage ?? '', /must be number/);
     const bundle = fs.readFileSync(path.join(__dirname, '../../../dist/server-core.js'), 'utf8');
     // One stand-in for each lazy package, and one more for gray-matter's own js-yaml 3 (the server uses js-yaml 4).
-    assert.equal(bundle.match(/var load = \(\) => real \?\?= require_/g)?.length, LAZY_PACKAGES.length + 1, 'one stand-in for each copy of a lazy package');
-    assert.match(bundle, /var load = \(\) => real \?\?= require_ajv\(\);/);
+    assert.equal(bundle.match(/\.push\("[^"]+"\);\s*real = require_/g)?.length, LAZY_PACKAGES.length + 1, 'one stand-in for each copy of a lazy package');
+    assert.match(bundle, /\.push\("ajv"\);\s*real = require_ajv\(\);/);
+  });
+});
+
+describe('lazily loaded packages in the built server (dist/server.js)', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-lazy-loads-'));
+    // Given to the server with --require: a list that the bundle's stand-ins put each first load on.
+    fs.writeFileSync(
+      path.join(dir, 'preload.cjs'),
+      `if (require('node:worker_threads').isMainThread) {
+        const loads = (globalThis[Symbol.for('notesapp.lazyLoads')] = []);
+        process.on('exit', () => require('node:fs').writeFileSync(process.env.LAZY_LOADS_OUT, JSON.stringify(loads)));
+      }`,
+    );
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** The lazy packages a fresh server ran during its handshake, tools/list and `calls`, in order. */
+  async function loadsDuring(calls: Array<[string, Record<string, unknown>]>): Promise<string[]> {
+    const out = path.join(dir, `loads-${calls.length}.json`);
+    // A workspace of its own: the server's stop() removes it.
+    const notes = fs.mkdtempSync(path.join(dir, 'notes-'));
+    fs.mkdirSync(path.join(notes, 'sub'));
+    fs.writeFileSync(path.join(notes, 'a.md'), '---\ntitle: A\ntags: [x]\n---\n# A\n\nSee [[b]]. TODO before the deadline\n');
+    fs.writeFileSync(path.join(notes, 'sub', 'b.md'), '# B\n');
+    const preload = `--require ${JSON.stringify(path.join(dir, 'preload.cjs'))}`;
+    const server = new RawServer({
+      workspace: notes,
+      env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '), LAZY_LOADS_OUT: out },
+    });
+    try {
+      await server.initialize();
+      assert.ok((await server.request('list', 'tools/list')).result);
+      for (const [i, [name, args]] of calls.entries()) {
+        const reply = await server.request(i, 'tools/call', { name, arguments: args });
+        assert.equal(reply.result?.isError, undefined, `${name}: ${JSON.stringify(reply)}`);
+      }
+    } finally {
+      await server.stop();
+    }
+    return JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+  }
+
+  it('runs none of them for the handshake, tools/list, list_files, read_file and a plain search', async () => {
+    const loads = await loadsDuring([
+      ['list_files', {}],
+      ['read_file', { path: 'a.md' }],
+      ['search_files', { query: 'deadline' }],
+    ]);
+    assert.deepEqual(loads, []);
+  });
+
+  it('runs the note parsers when a note is first parsed (the list above is really kept)', async () => {
+    const loads = await loadsDuring([['get_note_metadata', { path: 'a.md' }]]);
+    assert.ok(loads.includes('gray-matter') && loads.includes('markdown-it'), JSON.stringify(loads));
+    assert.ok(!loads.includes('vscode-jsonrpc'), 'the editor bridge is not used');
   });
 });
