@@ -87,6 +87,40 @@ describe('the prestarted text worker', function () {
     ]);
   });
 
+  it("leaves the early listing's messages to the loader's listener: the text worker's counts stay what they were", async () => {
+    const tree = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-boot-tree-')));
+    try {
+      for (let i = 0; i < 50; i++) {
+        fs.mkdirSync(path.join(tree, `f${i}`));
+        fs.writeFileSync(path.join(tree, `f${i}`, 'n.md'), 'needle\n');
+      }
+      // A request waits from the start: the worker sends the folders it read so far as soon as it sees it.
+      const requested = new Int32Array(new SharedArrayBuffer(4)).fill(1);
+      const booted = prestartTextWorker({}, tree, requested);
+      assert.ok(booted);
+      const w = new TextWorker({ root: tree, maxFileSize: DEFAULT_MAX_FILE_SIZE, maxFiles: 1000, maxBytes: indexBytes({}) });
+      workers.push(w);
+      // Taken over before the worker has sent anything (messages are delivered between turns of the event loop).
+      const early = w.prelisted();
+      // Registered after the text worker's own listener: it sees each message just after that listener did.
+      const seen: Array<[string, unknown]> = [];
+      booted.on('message', (m: { type?: string }) => {
+        if (m.type?.startsWith('prelisting')) seen.push([m.type, { ...w.cacheStats() }]);
+      });
+      const listing = await early;
+      assert.ok(listing);
+      assert.ok(await listing.encoded, "the paths' bytes came");
+      const none = { cachedFiles: 0, cachedBytes: 0 };
+      assert.deepEqual(seen, [
+        ['prelisting-head', none],
+        ['prelisting', none],
+        ['prelisting-bytes', none],
+      ]);
+    } finally {
+      fs.rmSync(tree, { recursive: true, force: true });
+    }
+  });
+
   it('is not used once it has died, and is stopped when texts are not indexed', async () => {
     const dead = prestartTextWorker({});
     assert.ok(dead);
