@@ -8,6 +8,7 @@ import { RIPGREP_ENV } from '../../../src/core/workspace/ripgrep';
 import { launchCommand, vscodeRipgrep } from '../../../src/vscode/mcp/server-process';
 
 describe('extension: launching the MCP server', () => {
+  const base = { serverScript: '/ext/dist/server.js', workspaceFolder: '/notes', configPath: '/cfg/config.json', nodePath: undefined, bridge: undefined };
   let appRoot: string;
   beforeEach(() => {
     appRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-approot-'));
@@ -36,13 +37,11 @@ describe('extension: launching the MCP server', () => {
   });
 
   it('hands the server the ripgrep it was given, and nothing when there is none', () => {
-    const base = { serverScript: '/ext/dist/server.js', workspaceFolder: '/notes', configPath: '/cfg/config.json', nodePath: undefined, bridge: undefined };
     assert.equal(launchCommand({ ...base, ripgrep: '/vscode/rg' }).env[RIPGREP_ENV], '/vscode/rg');
     assert.equal(RIPGREP_ENV in launchCommand(base).env, false);
   });
 
   it('empties NODE_EXTRA_CA_CERTS, which Node then takes as unset, so the server does not load certificates at start', () => {
-    const base = { serverScript: '/ext/dist/server.js', workspaceFolder: '/notes', configPath: '/cfg/config.json', nodePath: undefined, bridge: undefined };
     const { env } = launchCommand(base);
     assert.equal(env.NODE_EXTRA_CA_CERTS, '');
     // As VS Code starts a definition: its own environment, then the definition's on top. A file that is not there
