@@ -57,6 +57,13 @@ const builds = [
     plugins: [lazyModules(), asciiOutput()],
   },
   {
+    // What makes a start-up snapshot of the server (see src/core/startup-snapshot.ts), beside server-core.js.
+    ...common,
+    entryPoints: { 'server-snapshot': 'server/snapshot-entry.ts' },
+    outdir: 'dist',
+    plugins: [asciiOutput()],
+  },
+  {
     // The worker thread that parses large notes (see src/core/notes/analyser.ts), beside server-core.js.
     ...common,
     entryPoints: { 'note-worker': 'src/core/notes/analysis-worker.ts' },
@@ -80,7 +87,7 @@ if (!production) {
 
 if (serverOut !== undefined) {
   // The server as the extension package ships it (minified), and nothing else: no generated files, no dist/.
-  await Promise.all(builds.filter((b) => ['server', 'server-core', 'note-worker'].some((name) => name in b.entryPoints)).map((b) => esbuild.build({ ...b, outdir: serverOut, sourcemap: false })));
+  await Promise.all(builds.filter((b) => ['server', 'server-core', 'server-snapshot', 'note-worker'].some((name) => name in b.entryPoints)).map((b) => esbuild.build({ ...b, outdir: serverOut, sourcemap: false })));
   fs.chmodSync(path.join(serverOut, 'server.js'), 0o755);
   console.log(`[build] production server in ${serverOut}`);
   process.exit(0);

@@ -4,34 +4,11 @@
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import vm from 'node:vm';
-import { cacheDir, earlyListingWanted } from '../src/core/workspace/listing-hint';
-import { prestartTextWorker } from '../src/core/workspace/worker-boot';
+import { cacheDir } from '../src/core/workspace/listing-hint';
+import { startEarlyWork } from './early-start';
 
-const argv = process.argv.slice(2);
-if (!argv.includes('--help') && !argv.includes('--version')) prestartTextWorker(process.env, workspaceArgument());
-
-/**
- * The workspace folder as main.ts takes it from --workspace or NOTESAPP_WORKSPACE, for the worker to list early
- * (undefined when it comes from the configuration or the current folder, with NOTESAPP_EARLY_LISTING=off, or when
- * it held fewer than EARLY_LISTING_MIN_FILES files last time: the index then lists it the usual way).
- */
-function workspaceArgument(): string | undefined {
-  if (process.env.NOTESAPP_EARLY_LISTING === 'off') return undefined;
-  let named: string | undefined;
-  try {
-    // As main.ts reads it; other flags are main.ts's to check.
-    const value = parseArgs({ args: argv, options: { workspace: { type: 'string' } }, strict: false }).values.workspace;
-    if (typeof value === 'string') named = value;
-  } catch {
-    return undefined;
-  }
-  const chosen = named ?? process.env.NOTESAPP_WORKSPACE;
-  if (!chosen) return undefined;
-  const workspace = path.resolve(chosen);
-  return earlyListingWanted(workspace) ? workspace : undefined;
-}
+startEarlyWork(process.argv.slice(2), process.env);
 
 const CORE = path.join(__dirname, 'server-core.js');
 /** Set the moment the bundle starts running: from then on a failure is the server's own, never retried. */

@@ -3,11 +3,13 @@ import './fast-start'; // first: settings that must precede every other module's
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
 import { configFilePath, logDir } from '../src/core/config/paths';
 import { loadConfigFile, switchOffAsIn } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
 import { type NotesConfig } from '../src/core/config/schema';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
+import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
 import { createNotesServer } from './server';
 import { registerTestHooks, testHooksEnabled } from './test-hooks';
@@ -188,7 +190,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   return -1; // keep running until stdin closes
 }
 
-main().then(
+const run = () =>
+  main().then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
@@ -197,3 +200,14 @@ main().then(
     process.exit(1);
   },
 );
+
+if (v8.startupSnapshot?.isBuildingSnapshot()) {
+  // Loaded into a start-up snapshot (see snapshot-entry.ts): each process restored from it starts here, with its
+  // own arguments and environment, doing first what the loader (dist/server.js) does before it loads this bundle.
+  v8.startupSnapshot.setDeserializeMainFunction(() => {
+    startEarlyWork(process.argv.slice(2), process.env);
+    void run();
+  });
+} else {
+  void run();
+}

@@ -25,6 +25,7 @@ import { firstAfter } from './tools/list-page';
 import { readNoteMetadata } from './tools/note';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 import { currentWorkspaceInfo } from './tools/workspace';
+import { perProcess } from './per-process';
 
 export const NOTE_URI_PREFIX = 'notesapp://notes/';
 export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
@@ -299,7 +300,10 @@ function otherCursor(position: string): number | undefined {
 }
 
 /** Signs the cursors this process issues, so that one it did not issue is told apart (see readCursor). */
-const CURSOR_KEY = randomBytes(32);
+let CURSOR_KEY: Buffer;
+perProcess(() => {
+  CURSOR_KEY = randomBytes(32);
+});
 
 function cursorMac(body: string): string {
   return createHmac('sha256', CURSOR_KEY).update(body).digest('base64url').slice(0, 22);

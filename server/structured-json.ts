@@ -4,6 +4,7 @@
 // JSON tool's answer (search_files) may come as bytes made already: the tool result's text block holds a stand-in
 // for them, and the transport writes the bytes in its place. Their JSON is never made as a string on that path.
 import { randomUUID } from 'node:crypto';
+import { perProcess } from './per-process';
 
 /**
  * The text block of a JSON tool's answer made already as bytes (a search's results, encoded by the text workers that
@@ -15,13 +16,19 @@ export interface EncodedAnswer {
 }
 
 /** Stands for structuredContent while the rest of a reply is serialised: no client or note can know it. */
-export const STRUCTURED_PLACEHOLDER = `\u0000structured-${randomUUID()}`;
+export let STRUCTURED_PLACEHOLDER: string;
 
 /** Stands for the text block's string while the rest of a reply with an encoded answer is serialised. */
-export const TEXT_PLACEHOLDER = `${STRUCTURED_PLACEHOLDER}-text`;
+export let TEXT_PLACEHOLDER: string;
 
 /** How a text that stands for an encoded answer begins (see markEncodedAnswer); a number follows. */
-const ANSWER_PREFIX = `${STRUCTURED_PLACEHOLDER}-answer-`;
+let ANSWER_PREFIX: string;
+
+perProcess(() => {
+  STRUCTURED_PLACEHOLDER = `\u0000structured-${randomUUID()}`;
+  TEXT_PLACEHOLDER = `${STRUCTURED_PLACEHOLDER}-text`;
+  ANSWER_PREFIX = `${STRUCTURED_PLACEHOLDER}-answer-`;
+});
 
 /** Encoded answers not written yet, by the text that stands for each. */
 const answers = new Map<string, EncodedAnswer>();

@@ -26,6 +26,7 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
+import { perProcess } from './per-process';
 import { dropEncodedAnswer, hasEncodedAnswer, isEncodedAnswerText, STRUCTURED_PLACEHOLDER, takeRegistered, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
@@ -35,7 +36,10 @@ type RequestId = string | number;
  * request with id 0 that timed out or was cancelled would run on, and its late reply would answer a new request
  * that reuses id 0. The client never sees this id: replies carry 0 again.
  */
-const ZERO_ID_ALIAS = `notesapp-request-0-${randomUUID()}`;
+let ZERO_ID_ALIAS: string;
+perProcess(() => {
+  ZERO_ID_ALIAS = `notesapp-request-0-${randomUUID()}`;
+});
 
 /** The id the client gave a request, from the id the SDK knows it by (see ZERO_ID_ALIAS). */
 export function clientRequestId(id: RequestId): RequestId {
@@ -87,8 +91,12 @@ const RESUME_WRITES = 256;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-const PLACEHOLDER_JSON = JSON.stringify(STRUCTURED_PLACEHOLDER);
-const TEXT_PLACEHOLDER_JSON = JSON.stringify(TEXT_PLACEHOLDER);
+let PLACEHOLDER_JSON: string;
+let TEXT_PLACEHOLDER_JSON: string;
+perProcess(() => {
+  PLACEHOLDER_JSON = JSON.stringify(STRUCTURED_PLACEHOLDER);
+  TEXT_PLACEHOLDER_JSON = JSON.stringify(TEXT_PLACEHOLDER);
+});
 
 /**
  * A tool result whose text was registered (see structured-json.ts): with `answer`, the text's bytes, written in its

@@ -2,7 +2,7 @@
 // that parsing a megabyte of markdown (up to a second or two for some texts) holds up no other request, and a request
 // cancelled or timed out stops its parse at once instead of after it.
 import fs from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
 import { analysedPart } from './limits';
 import { analyseNote, type NoteAnalysis } from './metadata';
@@ -154,7 +154,8 @@ export class NoteAnalyser {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    // Loaded here, not as the bundle loads (see workerThreads in worker-boot.ts).
+    const worker = new (process.getBuiltinModule('node:worker_threads').Worker)(this.workerFile, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
     worker.unref();
     worker.on('message', (reply: AnalysisReply) => {
       const job = this.running;

@@ -6,8 +6,14 @@
 // This module is small on purpose: the loader bundles it, and must stay quick to load.
 import fs from 'node:fs';
 import os from 'node:os';
-import { Worker, type ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { encodeJoinedPaths, prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
+
+/**
+ * node:worker_threads, loaded on first use rather than as the bundle loads: a start-up snapshot (see
+ * startup-snapshot.ts) must not hold it, since with Node 20 no worker of a process restored from one starts.
+ */
+export const workerThreads = () => process.getBuiltinModule('node:worker_threads');
 
 /** Worker heap besides the texts kept and the room for the largest file. */
 const WORKER_HEAP_MB = 48;
@@ -133,7 +139,7 @@ export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLim
  * (one shared 32-bit integer) is set to 1 by the caller once a request waits for that listing.
  */
 export function bootWorker(limits: ResourceLimits, prelistRoot?: string, wanted?: Int32Array): Worker {
-  return new Worker(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted } });
+  return new (workerThreads().Worker)(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted } });
 }
 
 /** Gives a booted worker its program: `source` runs with `require` and `setup` in scope. */

@@ -10,6 +10,8 @@ import { ServerManager } from './server-manager';
 import { notesFolderProblem, vscodeRipgrep, type LaunchOptions } from './server-process';
 import { refreshLauncher, writeLauncher } from './launcher';
 import { registerStatusBar } from './status-bar';
+import { SnapshotMaker } from './snapshot-maker';
+import { usableSnapshot } from '../../core/startup-snapshot';
 
 export interface McpShell extends McpShellApi {
   /** What the VS Code chat provider offers, for scripts and tests. */
@@ -18,6 +20,8 @@ export interface McpShell extends McpShellApi {
   shutdown(): Promise<void>;
   /** The notes folder the server is started on: the first local folder of the window, else workspace.defaultPath. */
   notesFolder(): string | undefined;
+  /** Makes the server's start-up snapshot for the runtime in use unless it is there (see snapshot-maker.ts); says what it did. */
+  prepareStartupSnapshot(): Promise<string>;
 }
 
 export interface McpShellDeps {
@@ -41,14 +45,19 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
   // Where the launcher copied configurations name lives (see launcher.ts): the extension's global storage, which
   // an update keeps.
   const launcherFolder = context.globalStorageUri?.fsPath;
+  const distDir = path.join(context.extensionPath, 'dist');
+  const snapshotsOn = () => vscode.workspace.getConfiguration('notesapp.mcp').get<boolean>('startupSnapshot') !== false;
   const launch = (): LaunchOptions => ({
-    serverScript: path.join(context.extensionPath, 'dist', 'server.js'),
+    serverScript: path.join(distDir, 'server.js'),
     workspaceFolder: notesFolder(),
     configPath: store.file,
     nodePath: nodePath(),
     bridge,
     ripgrep,
+    snapshot: snapshotsOn() ? usableSnapshot(distDir, nodePath() || process.execPath) : undefined,
   });
+  const snapshots = new SnapshotMaker(distDir, log);
+  const prepareSnapshot = () => (snapshotsOn() ? snapshots.prepare(nodePath()) : Promise.resolve('start-up snapshots are off (notesapp.mcp.startupSnapshot)'));
 
   const manager = new ServerManager({
     launch,
@@ -105,6 +114,7 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     mcpServerDefinitions: () => (offered() ? mcpServerDefinitions(launch(), version) : []),
     shutdown: () => manager.shutdownForDeactivate(),
     notesFolder,
+    prepareStartupSnapshot: prepareSnapshot,
   };
 
   registerServerCommands(context, api, store, log);
@@ -139,5 +149,16 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     }),
   });
   autoStart();
+  // Made once per runtime and server version, after the window has settled: the build takes a second of CPU.
+  const snapshotTimer = setTimeout(() => void prepareSnapshot(), SNAPSHOT_DELAY_MS);
+  context.subscriptions.push(
+    { dispose: () => clearTimeout(snapshotTimer) },
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('notesapp.mcp.nodePath') || e.affectsConfiguration('notesapp.mcp.startupSnapshot')) void prepareSnapshot();
+    }),
+  );
   return api;
 }
+
+/** How long after activation the start-up snapshot is made, when there is none. */
+const SNAPSHOT_DELAY_MS = 10_000;

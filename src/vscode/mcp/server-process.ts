@@ -18,6 +18,8 @@ export interface LaunchOptions {
   bridge: BridgeEndpoint | undefined;
   /** The ripgrep program VS Code ships (see vscodeRipgrep); the server then needs none on PATH. */
   ripgrep?: string;
+  /** A start-up snapshot made for this runtime and server (see core/startup-snapshot.ts), to start from. */
+  snapshot?: string;
 }
 
 export interface LaunchCommand {
@@ -28,7 +30,7 @@ export interface LaunchCommand {
 }
 
 export function launchCommand(o: LaunchOptions): LaunchCommand {
-  const args = [o.serverScript];
+  const args = o.snapshot ? ['--snapshot-blob', o.snapshot, o.serverScript] : [o.serverScript];
   if (o.workspaceFolder) args.push('--workspace', o.workspaceFolder);
   args.push('--config', o.configPath);
   const env: Record<string, string> = { NOTESAPP_CONFIG_PATH: o.configPath };

@@ -41,6 +41,13 @@ describe('extension: launching the MCP server', () => {
     assert.equal(RIPGREP_ENV in launchCommand(base).env, false);
   });
 
+  it('starts the server from a start-up snapshot when it has one: the runtime option comes before the script', () => {
+    const cmd = launchCommand({ ...base, nodePath: '/usr/bin/node', snapshot: '/home/u/.notesapp/cache/startup-0a1b2c3d.blob' });
+    assert.equal(cmd.command, '/usr/bin/node');
+    assert.deepEqual(cmd.args, ['--snapshot-blob', '/home/u/.notesapp/cache/startup-0a1b2c3d.blob', '/ext/dist/server.js', '--workspace', '/notes', '--config', '/cfg/config.json']);
+    assert.deepEqual(launchCommand(base).args, ['/ext/dist/server.js', '--workspace', '/notes', '--config', '/cfg/config.json']);
+  });
+
   it('empties NODE_EXTRA_CA_CERTS, which Node then takes as unset, so the server does not load certificates at start', () => {
     const { env } = launchCommand(base);
     assert.equal(env.NODE_EXTRA_CA_CERTS, '');
@@ -55,7 +62,7 @@ describe('extension: launching the MCP server', () => {
 
   it('starts a server whose bundles make no TLS connection (what emptying NODE_EXTRA_CA_CERTS relies on)', () => {
     const dist = path.join(__dirname, '../../../dist');
-    for (const file of ['server.js', 'server-core.js', 'note-worker.js']) {
+    for (const file of ['server.js', 'server-core.js', 'server-snapshot.js', 'note-worker.js']) {
       const bundle = fs.readFileSync(path.join(dist, file), 'utf8');
       const modules = [...bundle.matchAll(/require\("((?:node:)?[a-z0-9_/]+)"\)/g)].map((m) => m[1].replace(/^node:/, ''));
       assert.ok(modules.includes('fs'), `${file}: its modules are read (${modules.length} found)`);

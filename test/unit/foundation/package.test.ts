@@ -16,8 +16,8 @@ describe('extension package contents', () => {
     files = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
   });
 
-  it('contains dist/extension.js, dist/server.js (with its bundle dist/server-core.js and note worker) and the icon', () => {
-    for (const f of ['dist/extension.js', 'dist/server.js', 'dist/server-core.js', 'dist/note-worker.js', 'media/icon.png', 'package.json', 'README.md']) {
+  it('contains dist/extension.js, dist/server.js (with its bundle dist/server-core.js, its snapshot builder and note worker) and the icon', () => {
+    for (const f of ['dist/extension.js', 'dist/server.js', 'dist/server-core.js', 'dist/server-snapshot.js', 'dist/note-worker.js', 'media/icon.png', 'package.json', 'README.md']) {
       assert.ok(files.includes(f), `${f} is packaged (got: ${files.join(', ')})`);
     }
   });

@@ -73,7 +73,7 @@ describe('server build: ASCII bundles', () => {
 
   it('is what the bundles in dist/ are', () => {
     const dist = path.join(__dirname, '../../../dist');
-    for (const file of ['extension.js', 'server.js', 'server-core.js', 'note-worker.js']) {
+    for (const file of ['extension.js', 'server.js', 'server-core.js', 'server-snapshot.js', 'note-worker.js']) {
       const code = fs.readFileSync(path.join(dist, file), 'utf8');
       const at = code.search(/[\u0080-\uffff]/);
       assert.equal(at, -1, `${file} holds ${JSON.stringify(code.slice(at, at + 1))} at ${at}: ${JSON.stringify(code.slice(Math.max(0, at - 40), at + 20))}`);

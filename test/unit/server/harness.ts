@@ -32,6 +32,8 @@ export interface HarnessOptions {
   workspace?: string;
   /** How the server is told the workspace (default: `--workspace DIR`). */
   workspaceArgs?: (workspace: string) => string[];
+  /** Runtime options before dist/server.js (a start-up snapshot's --snapshot-blob FILE). */
+  nodeArgs?: string[];
 }
 
 // One HOME for every server this test process starts: logs and the server's code cache stay out of the real
@@ -62,7 +64,7 @@ export async function startServer(options: HarnessOptions = {}): Promise<Harness
   options.setup?.(client);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [serverJs, ...(options.workspaceArgs ?? ((dir) => ['--workspace', dir]))(workspace), '--config', configPath],
+    args: [...(options.nodeArgs ?? []), serverJs, ...(options.workspaceArgs ?? ((dir) => ['--workspace', dir]))(workspace), '--config', configPath],
     env: { ...(process.env as Record<string, string>), HOME: testHome(), USERPROFILE: testHome(), NOTESAPP_BRIDGE_ADDRESS: '', NOTESAPP_BRIDGE_TOKEN: '', ...options.env },
     stderr: 'pipe',
   });

@@ -1,0 +1,48 @@
+// Makes the MCP server's start-up snapshot for the runtime the extension starts it with (see
+// core/startup-snapshot.ts), in the background, once per runtime and server version: the next start uses it.
+import type * as vscode from 'vscode';
+import { buildStartupSnapshot, snapshotState, type BuildResult } from '../../core/startup-snapshot';
+
+export class SnapshotMaker {
+  private readonly making = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly distDir: string,
+    private readonly log: Pick<vscode.LogOutputChannel, 'info' | 'warn'>,
+    private readonly build: typeof buildStartupSnapshot = buildStartupSnapshot,
+  ) {}
+
+  /**
+   * Makes the snapshot for `nodePath` (else VS Code's own runtime) unless there is one, or that runtime could not
+   * make one from this server; says what it found or did. Calls for the same runtime while one is made share it.
+   */
+  prepare(nodePath: string | undefined): Promise<string> {
+    const runtime = nodePath || process.execPath;
+    const pending = this.making.get(runtime);
+    if (pending) return pending;
+    const job = this.run(runtime, nodePath === undefined).finally(() => this.making.delete(runtime));
+    this.making.set(runtime, job);
+    return job;
+  }
+
+  private async run(runtime: string, electron: boolean): Promise<string> {
+    const state = snapshotState(this.distDir, runtime);
+    if (state.state === 'ready') return `start-up snapshot for ${runtime}: ${state.blob}`;
+    if (state.state === 'off') return `no start-up snapshot: ${state.reason}`;
+    if (state.state === 'failed') return `no start-up snapshot for ${runtime}: ${state.reason}`;
+    let result: BuildResult;
+    try {
+      result = await this.build({ distDir: this.distDir, runtime, runtimeEnv: electron ? { ELECTRON_RUN_AS_NODE: '1' } : undefined });
+    } catch (err) {
+      result = { ok: false, reason: (err as Error).message };
+    }
+    if (result.ok) {
+      const said = `Made a start-up snapshot of the MCP server for ${runtime} in ${result.ms} ms: the next start uses it (${result.blob})`;
+      this.log.info(said);
+      return said;
+    }
+    const said = `No start-up snapshot of the MCP server for ${runtime}: ${result.reason}. The server starts from its code cache.`;
+    this.log.warn(said);
+    return said;
+  }
+}

@@ -1,0 +1,240 @@
+// Start-up snapshots (src/core/startup-snapshot.ts, server/snapshot-entry.ts): made with this test's own Node from
+// the built dist/, a server started from one answers as a server started the usual way, with what is its process's
+// own (arguments, environment, random keys) taken from the process and not from the snapshot.
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildStartupSnapshot, snapshotState, usableSnapshot, SNAPSHOT_ENTRY, type BuildResult } from '../../../src/core/startup-snapshot';
+import { SnapshotMaker } from '../../../src/vscode/mcp/snapshot-maker';
+import { callOk, fixture, serverJs, startServer, type Harness } from './harness';
+
+const dist = path.dirname(serverJs);
+
+/** A copy of the built server (loader, bundle, worker, builder) to change without touching dist/. */
+function copyDist(into: string): string {
+  const copy = path.join(into, 'dist');
+  fs.mkdirSync(copy, { recursive: true });
+  for (const file of ['server.js', 'server-core.js', 'note-worker.js', SNAPSHOT_ENTRY]) fs.copyFileSync(path.join(dist, file), path.join(copy, file));
+  return copy;
+}
+
+describe('start-up snapshots of the server', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let env: NodeJS.ProcessEnv;
+  let blob: string;
+
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(dist, SNAPSHOT_ENTRY)), `dist/${SNAPSHOT_ENTRY} is built (npm run build)`);
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-snapshot-'));
+    env = { ...process.env, NOTESAPP_CACHE_DIR: path.join(tmp, 'cache'), NOTESAPP_NO_CODE_CACHE: '' };
+    assert.equal(snapshotState(dist, process.execPath, env).state, 'missing');
+    const made = await buildStartupSnapshot({ distDir: dist, runtime: process.execPath, env });
+    assert.ok(made.ok, `made: ${JSON.stringify(made)}`);
+    blob = made.blob;
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('is made for this runtime and this bundle, and is then ready', () => {
+    assert.deepEqual(snapshotState(dist, process.execPath, env), { state: 'ready', blob });
+    assert.equal(usableSnapshot(dist, process.execPath, env), blob);
+    assert.ok(fs.statSync(blob).size > 1_000_000, 'a heap image');
+    assert.deepEqual(
+      fs.readdirSync(path.dirname(blob)).filter((f) => f.endsWith('.tmp')),
+      [],
+      'nothing half-made is left',
+    );
+  });
+
+  it('starts a server that answers tools as the usual start does', async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['list_files', {}],
+      ['search_files', { query: 'search' }],
+      ['search_files', { query: '\\[[x ]\\] \\w+', regex: true }],
+      ['read_file', { path: 'ideas.md' }],
+      ['get_note_metadata', { path: 'index.md' }],
+    ];
+    // Both on one copy of the fixture (the files' times are part of the answers), open at once.
+    const workspace = fs.mkdtempSync(path.join(tmp, 'fixture-'));
+    fs.cpSync(fixture, workspace, { recursive: true });
+    const servers = [
+      await startServer({ workspace, env: { NOTESAPP_CACHE_DIR: path.join(tmp, 'cache') } }),
+      await startServer({ nodeArgs: ['--snapshot-blob', blob], workspace, env: { NOTESAPP_CACHE_DIR: path.join(tmp, 'cache') } }),
+    ];
+    const answers = async (h: Harness) => {
+      const tools = (await h.client.listTools()).tools.map((t) => t.name);
+      const results = [];
+      for (const [name, args] of calls) results.push(await callOk(h.client, name, args));
+      return { tools, results, instructions: h.client.getInstructions() };
+    };
+    let usual;
+    let fromSnapshot;
+    try {
+      usual = await answers(servers[0]);
+      fromSnapshot = await answers(servers[1]);
+    } finally {
+      for (const h of servers) await h.close();
+    }
+    assert.deepEqual(fromSnapshot, usual);
+  });
+
+  it('writes its log in the home folder of the process it starts, not of the one that made the snapshot', async () => {
+    const home = fs.mkdtempSync(path.join(tmp, 'home-'));
+    const h: Harness = await startServer({ nodeArgs: ['--snapshot-blob', blob], env: { NOTESAPP_CACHE_DIR: path.join(tmp, 'cache'), HOME: home, USERPROFILE: home } });
+    try {
+      await h.client.listTools();
+      assert.match(fs.readFileSync(path.join(home, '.notesapp', 'logs', 'mcp-server.log'), 'utf8'), /serving .* over stdio/);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('serves the folder NOTESAPP_WORKSPACE names in the started process', async () => {
+    const other = fs.mkdtempSync(path.join(tmp, 'ws-'));
+    fs.writeFileSync(path.join(other, 'only-here.md'), '# only here\n');
+    const h = await startServer({ nodeArgs: ['--snapshot-blob', blob], workspaceArgs: () => [], env: { NOTESAPP_CACHE_DIR: path.join(tmp, 'cache'), NOTESAPP_WORKSPACE: other } });
+    try {
+      const listed = await callOk<{ files: string[] }>(h.client, 'list_files', {});
+      assert.deepEqual(listed.files, ['only-here.md']);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('gives each process its own cursor key: a cursor is taken by the server that gave it and refused by another', async () => {
+    const workspace = fs.mkdtempSync(path.join(tmp, 'pages-'));
+    fs.mkdirSync(path.join(workspace, 'n'));
+    for (let i = 0; i < 2100; i++) fs.writeFileSync(path.join(workspace, 'n', `${String(i).padStart(4, '0')}.md`), `# ${i}\n`);
+    const a = await startServer({ nodeArgs: ['--snapshot-blob', blob], workspace, env: { NOTESAPP_CACHE_DIR: path.join(tmp, 'cache') } });
+    const copy = fs.mkdtempSync(path.join(tmp, 'pages-copy-'));
+    fs.cpSync(workspace, copy, { recursive: true });
+    const b = await startServer({ nodeArgs: ['--snapshot-blob', blob], workspace: copy, env: { NOTESAPP_CACHE_DIR: path.join(tmp, 'cache') } });
+    try {
+      const cursor = (await a.client.listResources()).nextCursor;
+      assert.ok(cursor, 'a second page');
+      const second = await a.client.listResources({ cursor });
+      assert.equal(second.resources[0].name, 'n/2000.md');
+      await assert.rejects(b.client.listResources({ cursor }), (err: Error & { code?: number }) => {
+        assert.equal(err.code, -32602);
+        assert.match(err.message, /not a nextCursor this server gave/);
+        return true;
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('is stale once the bundle changes, and missing for another runtime', () => {
+    const copy = copyDist(fs.mkdtempSync(path.join(tmp, 'stale-')));
+    const state = () => snapshotState(copy, process.execPath, env).state;
+    assert.equal(state(), 'missing', 'nothing made for this folder yet');
+    // A record as if made from this copy, then the bundle changes.
+    return buildStartupSnapshot({ distDir: copy, runtime: process.execPath, env }).then((made) => {
+      assert.ok(made.ok, JSON.stringify(made));
+      assert.equal(state(), 'ready');
+      fs.appendFileSync(path.join(copy, 'server-core.js'), '\n');
+      assert.equal(state(), 'stale');
+      assert.equal(usableSnapshot(copy, process.execPath, env), undefined);
+      const otherRuntime = path.join(tmp, 'node-copy');
+      fs.copyFileSync(process.execPath, otherRuntime);
+      assert.equal(snapshotState(dist, otherRuntime, env).state, 'missing');
+    });
+  });
+
+  it('refuses a bundle that takes a value from its process while it loads, naming it', async () => {
+    for (const [line, named] of [
+      ['const startedIn = process.env.NOTESAPP_SOMETHING;', /process\.env\.NOTESAPP_SOMETHING/],
+      ["const key = require('node:crypto').randomUUID();", /crypto\.randomUUID\(\)/],
+      ["const home = require('node:os').homedir();", /os\.homedir\(\)/],
+      ["const { Worker } = require('node:worker_threads');", /loaded node:worker_threads as it loaded/],
+    ] as const) {
+      const copy = copyDist(fs.mkdtempSync(path.join(tmp, 'taking-')));
+      const core = path.join(copy, 'server-core.js');
+      fs.writeFileSync(core, `${line}\n${fs.readFileSync(core, 'utf8')}`);
+      const made = await buildStartupSnapshot({ distDir: copy, runtime: process.execPath, env });
+      assert.equal(made.ok, false, line);
+      assert.match((made as { reason: string }).reason, named);
+      const state = snapshotState(copy, process.execPath, env);
+      assert.equal(state.state, 'failed', 'remembered: not tried again for this bundle');
+    }
+  });
+
+  it('remembers a runtime that cannot make one, and says why', async () => {
+    const fake = path.join(tmp, 'not-node.sh');
+    fs.writeFileSync(fake, '#!/bin/sh\necho "bad option: --snapshot-blob" >&2\nexit 9\n', { mode: 0o755 });
+    const made = await buildStartupSnapshot({ distDir: dist, runtime: fake, env });
+    assert.deepEqual(made, { ok: false, reason: 'the runtime could not make one: bad option: --snapshot-blob (exit code 9)' });
+    const state = snapshotState(dist, fake, env);
+    assert.equal(state.state, 'failed');
+    assert.equal((state as { reason: string }).reason, made.reason);
+    assert.equal(usableSnapshot(dist, fake, env), undefined);
+  });
+
+  it('makes none without a cache folder (NOTESAPP_NO_CODE_CACHE)', async () => {
+    const off = { ...env, NOTESAPP_NO_CODE_CACHE: '1' };
+    assert.equal(snapshotState(dist, process.execPath, off).state, 'off');
+    assert.deepEqual(await buildStartupSnapshot({ distDir: dist, runtime: process.execPath, env: off }), { ok: false, reason: 'NOTESAPP_NO_CODE_CACHE is set' });
+  });
+
+  it('the builder, run as a plain script, refuses instead of starting a server', () => {
+    const r = spawnSync(process.execPath, [path.join(dist, SNAPSHOT_ENTRY)], { encoding: 'utf8', input: '' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /Run this as `node --snapshot-blob FILE --build-snapshot server-snapshot\.js`/);
+  });
+});
+
+describe('SnapshotMaker (the extension)', () => {
+  const log = () => {
+    const lines: string[] = [];
+    return { lines, info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`) };
+  };
+
+  it('makes the snapshot once for calls made while it is made, and logs what it made', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-maker-'));
+    const previous = process.env.NOTESAPP_CACHE_DIR;
+    process.env.NOTESAPP_CACHE_DIR = path.join(tmp, 'cache');
+    try {
+      const l = log();
+      let builds = 0;
+      const build = async (): Promise<BuildResult> => {
+        builds++;
+        await new Promise((r) => setTimeout(r, 20));
+        return { ok: true, blob: '/cache/startup-x.blob', ms: 700 };
+      };
+      const maker = new SnapshotMaker(dist, l, build);
+      const [a, b] = await Promise.all([maker.prepare('/usr/bin/node'), maker.prepare('/usr/bin/node')]);
+      assert.equal(builds, 1);
+      assert.equal(a, b);
+      assert.deepEqual(l.lines, ['info Made a start-up snapshot of the MCP server for /usr/bin/node in 700 ms: the next start uses it (/cache/startup-x.blob)']);
+    } finally {
+      if (previous === undefined) delete process.env.NOTESAPP_CACHE_DIR;
+      else process.env.NOTESAPP_CACHE_DIR = previous;
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("asks VS Code's own runtime to run as Node, and warns with the reason when it cannot make one", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-maker-'));
+    const previous = process.env.NOTESAPP_CACHE_DIR;
+    process.env.NOTESAPP_CACHE_DIR = path.join(tmp, 'cache');
+    try {
+      const l = log();
+      const seen: unknown[] = [];
+      const maker = new SnapshotMaker(dist, l, async (o) => {
+        seen.push(o.runtimeEnv);
+        return { ok: false, reason: 'the runtime could not make one: bad option (exit code 9)' };
+      });
+      const said = await maker.prepare(undefined);
+      assert.deepEqual(seen, [{ ELECTRON_RUN_AS_NODE: '1' }]);
+      assert.equal(said, `No start-up snapshot of the MCP server for ${process.execPath}: the runtime could not make one: bad option (exit code 9). The server starts from its code cache.`);
+      assert.deepEqual(l.lines, [`warn ${said}`]);
+    } finally {
+      if (previous === undefined) delete process.env.NOTESAPP_CACHE_DIR;
+      else process.env.NOTESAPP_CACHE_DIR = previous;
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
