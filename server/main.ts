@@ -3,7 +3,6 @@ import './fast-start'; // first: settings that must precede every other module's
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import v8 from 'node:v8';
 import { configFilePath, logDir } from '../src/core/config/paths';
 import { loadConfigFile, switchOffAsIn } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
@@ -11,6 +10,7 @@ import { type NotesConfig } from '../src/core/config/schema';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
+import { snapshotBeingBuilt } from './per-process';
 import { createNotesServer } from './server';
 import { registerTestHooks, testHooksEnabled } from './test-hooks';
 import { HardenedStdioTransport } from './transport';
@@ -201,10 +201,11 @@ const run = () =>
   },
 );
 
-if (v8.startupSnapshot?.isBuildingSnapshot()) {
+const snapshot = snapshotBeingBuilt();
+if (snapshot) {
   // Loaded into a start-up snapshot (see snapshot-entry.ts): each process restored from it starts here, with its
   // own arguments and environment, doing first what the loader (dist/server.js) does before it loads this bundle.
-  v8.startupSnapshot.setDeserializeMainFunction(() => {
+  snapshot.setDeserializeMainFunction(() => {
     startEarlyWork(process.argv.slice(2), process.env);
     void run();
   });
