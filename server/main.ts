@@ -1,12 +1,13 @@
 // Process entry: argv/env -> configuration and workspace -> createNotesServer -> stdio transport.
 import './fast-start'; // first: settings that must precede every other module's start-up code
+import { InitializeRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFilePath, logDir } from '../src/core/config/paths';
-import { loadConfigFile, switchOffAsIn } from '../src/core/config/load';
+import { loadConfigFile, parseConfigBytes, switchOffAsIn } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
-import { type NotesConfig } from '../src/core/config/schema';
+import { CONFIG_VERSION, type NotesConfig } from '../src/core/config/schema';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
@@ -201,8 +202,21 @@ const run = () =>
   },
 );
 
+/**
+ * Runs, while a start-up snapshot is built, the code every start runs first (reading a configuration, parsing the
+ * initialize request), so that the snapshot holds it compiled: about 8 ms of each start from it. Pure functions of
+ * their input only: what they leave in the heap is the same for every process.
+ */
+function warmUp(): void {
+  parseConfigBytes(Buffer.from(JSON.stringify({ version: CONFIG_VERSION, search: { maxResults: 100 }, integrations: { mcp: { enabled: true } } })));
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'client', version: '1' } } };
+  JSONRPCMessageSchema.parse(initialize);
+  InitializeRequestSchema.parse(initialize);
+}
+
 const snapshot = snapshotBeingBuilt();
 if (snapshot) {
+  warmUp();
   // Loaded into a start-up snapshot (see snapshot-entry.ts): each process restored from it starts here, with its
   // own arguments and environment, doing first what the loader (dist/server.js) does before it loads this bundle.
   snapshot.setDeserializeMainFunction(() => {
