@@ -23,10 +23,12 @@ export function prepareRun(prefix = 'notesapp-host-') {
   return dirs;
 }
 
-/** Environment given to the extension host: an isolated config file and home for logs, plus test filters. */
+/** Environment given to the extension host: an isolated config file and cache folder, plus test filters. */
 export function hostEnv(run) {
   return {
     NOTESAPP_CONFIG_PATH: run.configPath,
+    // The servers' code cache and start-up snapshots, in the run's own folder (see src/core/startup-snapshot.ts).
+    NOTESAPP_CACHE_DIR: path.join(run.root, 'cache'),
     NOTESAPP_TEST_WORKSPACE: run.workspace,
     NOTESAPP_TEST_GREP: process.env.NOTESAPP_TEST_GREP ?? '',
     NOTESAPP_TEST_COLOR: process.stdout.isTTY ? '1' : '0',

@@ -28,8 +28,10 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     assert.equal(definition.label, 'Notes');
     assert.ok(path.isAbsolute(definition.command), 'an absolute runtime path');
-    assert.ok(definition.args[0].endsWith(path.join('dist', 'server.js')));
-    assert.deepEqual(definition.args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
+    // Once the start-up snapshot is made (see shell-snapshot.test.ts), the runtime is told to start from it first.
+    const args = definition.args[0] === '--snapshot-blob' ? definition.args.slice(2) : definition.args;
+    assert.ok(args[0].endsWith(path.join('dist', 'server.js')));
+    assert.deepEqual(args.slice(1), ['--workspace', folder, '--config', process.env.NOTESAPP_CONFIG_PATH]);
     assert.ok(definition.env[BRIDGE_ENV.address], 'the bridge address is in the environment');
     assert.ok(definition.env[BRIDGE_ENV.token], 'the bridge token is in the environment');
     assert.equal(definition.env.NODE_EXTRA_CA_CERTS, '', 'emptied: VS Code passes its own whole environment, and the server makes no TLS connection');
