@@ -337,6 +337,13 @@ export const workspace = {
   },
   getConfiguration,
   onDidChangeWorkspaceFolders: workspaceFoldersChanged.event,
+  /** After each write of a folder setting, for that setting (and the sections holding it). */
+  onDidChangeConfiguration(listener: (e: { affectsConfiguration(section: string): boolean }) => void): { dispose(): void } {
+    return folderSettings.changed.event(() => {
+      const key = folderSettings.writes[folderSettings.writes.length - 1]?.key ?? '';
+      listener({ affectsConfiguration: (section) => key === section || key.startsWith(`${section}.`) });
+    });
+  },
 };
 
 export const env = {

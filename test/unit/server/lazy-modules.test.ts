@@ -98,7 +98,11 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
       path.join(dir, 'preload.cjs'),
       `if (require('node:worker_threads').isMainThread) {
         const loads = (globalThis[Symbol.for('notesapp.lazyLoads')] = []);
-        process.on('exit', () => require('node:fs').writeFileSync(process.env.LAZY_LOADS_OUT, JSON.stringify(loads)));
+        process.on('exit', () => {
+          const fs = require('node:fs');
+          fs.writeFileSync(process.env.LAZY_LOADS_OUT, JSON.stringify(loads));
+          fs.writeFileSync(process.env.LAZY_LOADS_OUT + '.builtins', JSON.stringify(process.moduleLoadList));
+        });
       }`,
     );
   });
@@ -137,6 +141,10 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
       ['search_files', { query: 'deadline' }],
     ]);
     assert.deepEqual(loads, []);
+    // Nor node:v8 (about 2 ms), which only a start-up snapshot's build needs (see per-process.ts).
+    const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-3.json.builtins'), 'utf8')) as string[];
+    assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
+    assert.ok(!builtins.includes('NativeModule v8'), 'node:v8 is not loaded');
   });
 
   it('runs the note parsers when a note is first parsed (the list above is really kept)', async () => {

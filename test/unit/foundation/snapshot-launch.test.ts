@@ -1,0 +1,73 @@
+// The extension and the server's start-up snapshot: made for the runtime of notesapp.mcp.nodePath, then used by the
+// server the extension starts and by VS Code chat's definition; notesapp.mcp.startupSnapshot false leaves it unused.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type * as vscodeTypes from 'vscode';
+import { ConfigStore } from '../../../src/core/config/store';
+import { registerMcpShell, type McpShell } from '../../../src/vscode/mcp';
+import * as fake from '../fake-vscode';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const serverScript = path.join(repoRoot, 'dist', 'server.js');
+
+describe('extension: the start-up snapshot of the MCP server', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let context: { subscriptions: { dispose(): void }[]; extension: unknown; extensionPath: string };
+  let shell: McpShell;
+  let log: ReturnType<typeof fake.fakeLog>;
+  let notes: string;
+  const previousCache = process.env.NOTESAPP_CACHE_DIR;
+
+  beforeEach(() => {
+    fake.resetFake();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-snapshot-launch-'));
+    process.env.NOTESAPP_CACHE_DIR = path.join(dir, 'cache');
+    context = { subscriptions: [], extension: { packageJSON: { version: '0.0.0' } }, extensionPath: repoRoot };
+    notes = path.join(dir, 'notes');
+    fs.mkdirSync(notes);
+    fs.writeFileSync(path.join(notes, 'a.md'), '# A\n\nthe snapshot note\n');
+    const file = path.join(dir, 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ integrations: { mcp: { autoStart: false } } }));
+    fake.workspace.workspaceFolders = [{ uri: fake.Uri.file(notes), name: 'notes', index: 0 }];
+    // A real Node: the test's own.
+    fake.folderSettings.values['notesapp.mcp.nodePath'] = process.execPath;
+    log = fake.fakeLog();
+    shell = registerMcpShell(context as unknown as vscodeTypes.ExtensionContext, { log: log as unknown as vscodeTypes.LogOutputChannel, store: new ConfigStore({ file }), bridge: undefined });
+  });
+  afterEach(async () => {
+    await shell.shutdown();
+    for (const d of context.subscriptions.splice(0)) d.dispose();
+    if (previousCache === undefined) delete process.env.NOTESAPP_CACHE_DIR;
+    else process.env.NOTESAPP_CACHE_DIR = previousCache;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is made for the configured Node, then the extension starts its server from it and VS Code chat is offered it', async () => {
+    assert.deepEqual(shell.mcpServerDefinitions()[0].args.slice(0, 1), [serverScript], 'none before it is made');
+    const said = await shell.prepareStartupSnapshot();
+    assert.match(said, new RegExp(`^Made a start-up snapshot of the MCP server for ${process.execPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in \\d+ ms: the next start uses it \\(`));
+    assert.ok(log.lines.includes(`info ${said}`), 'and says so in the log');
+    const blob = fs.readdirSync(path.join(dir, 'cache')).filter((f) => f.endsWith('.blob'));
+    assert.equal(blob.length, 1);
+    const expected = ['--snapshot-blob', path.join(dir, 'cache', blob[0]), serverScript, '--workspace', notes];
+    assert.deepEqual(shell.mcpServerDefinitions()[0].args.slice(0, 5), expected);
+
+    await fake.commands.executeCommand('notesapp.startServer');
+    assert.ok(log.lines.some((l) => l.startsWith(`info Starting MCP server: ${process.execPath} ${expected.join(' ')}`)), log.lines.join('\n'));
+    assert.equal(shell.serverStatus().is_running, true);
+    const found = await shell.callTool('search_files', { query: 'snapshot note' });
+    assert.equal((JSON.parse((found.content[0] as { text: string }).text) as { count: number }).count, 1);
+  });
+
+  it('with notesapp.mcp.startupSnapshot false, is not used though it is there, and is not made', async () => {
+    await shell.prepareStartupSnapshot();
+    fake.folderSettings.values['notesapp.mcp.startupSnapshot'] = false;
+    assert.equal(shell.mcpServerDefinitions()[0].args[0], serverScript);
+    assert.equal(await shell.prepareStartupSnapshot(), 'start-up snapshots are off (notesapp.mcp.startupSnapshot)');
+    await fake.commands.executeCommand('notesapp.startServer');
+    assert.ok(log.lines.some((l) => l.startsWith(`info Starting MCP server: ${process.execPath} ${serverScript} --workspace`)), log.lines.join('\n'));
+  });
+});
