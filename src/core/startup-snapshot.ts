@@ -202,6 +202,22 @@ function removeOrphans(dir: string): void {
 }
 
 /**
+ * Puts aside a snapshot the runtime could not start the server from although the server started without it: the
+ * blob is removed and its record keeps `reason`, so that it is not used, nor made again, for this runtime and bundle.
+ */
+export function discardSnapshot(blob: string, reason: string): void {
+  const recordFile = blob.replace(/\.blob$/, '.json');
+  const record = readRecord(recordFile);
+  fs.rmSync(blob, { force: true });
+  if (!record) return;
+  delete record.blobSize;
+  record.failed = `the runtime did not start the server from it: ${reason}`;
+  const tmp = `${recordFile}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
+  fs.renameSync(tmp, recordFile);
+}
+
+/**
  * Makes the start-up snapshot of the server in `distDir` for `runtime`: runs the builder with that runtime, then
  * starts the server from the result with --version to see that it works, and only then puts it in place. A failure
  * is recorded (see snapshotState) and returned with its reason; nothing is left half-made.

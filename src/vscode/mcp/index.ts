@@ -11,7 +11,7 @@ import { notesFolderProblem, vscodeRipgrep, type LaunchOptions } from './server-
 import { refreshLauncher, writeLauncher } from './launcher';
 import { registerStatusBar } from './status-bar';
 import { SnapshotMaker } from './snapshot-maker';
-import { usableSnapshot } from '../../core/startup-snapshot';
+import { discardSnapshot, usableSnapshot } from '../../core/startup-snapshot';
 
 export interface McpShell extends McpShellApi {
   /** What the VS Code chat provider offers, for scripts and tests. */
@@ -64,6 +64,14 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     configuredPort: () => config.integrations.mcp.port,
     log,
     clientVersion: version,
+    snapshotFailed: (blob, reason) => {
+      try {
+        discardSnapshot(blob, reason);
+        log.warn(`The MCP server's start-up snapshot ${blob} is not used again for this runtime and extension version`);
+      } catch (err) {
+        log.warn(`The MCP server's start-up snapshot ${blob} could not be put aside: ${(err as Error).message}`);
+      }
+    },
     notify: (message) => {
       void vscode.window.showErrorMessage(message, 'Show Log').then((choice) => choice && log.show());
     },

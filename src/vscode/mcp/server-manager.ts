@@ -23,6 +23,11 @@ export interface ServerManagerOptions {
   restartDelaysMs?: readonly number[];
   /** A run this long counts as healthy again and resets the restart budget. */
   stableAfterMs?: number;
+  /**
+   * The server did not start from the start-up snapshot `blob` but started without it: the snapshot is at fault
+   * (`reason`: what the failed start said), and is not to be used again.
+   */
+  snapshotFailed?: (blob: string, reason: string) => void;
 }
 
 interface Running {
@@ -207,11 +212,14 @@ export class ServerManager implements vscode.Disposable {
     if (!this.disposed) this.changed.fire(this.status());
   }
 
-  /** `keepError`: an automatic restart leaves the crash visible in last_error until the user starts or stops. */
-  private async spawn(keepError = false): Promise<void> {
+  /**
+   * `keepError`: an automatic restart leaves the crash visible in last_error until the user starts or stops.
+   * `withoutSnapshot`: a start that failed from the start-up snapshot is tried once without it.
+   */
+  private async spawn(keepError = false, withoutSnapshot = false): Promise<void> {
     if (this.disposed) throw new Error('The Notes extension is shutting down');
     const port = this.nextPort();
-    const launch = this.o.launch();
+    const launch = withoutSnapshot ? { ...this.o.launch(), snapshot: undefined } : this.o.launch();
     // A folder that is not there would make the spawn itself fail ("spawn node ENOENT"): say which folder instead.
     const folderProblem = launch.workspaceFolder === undefined ? undefined : notesFolderProblem(launch.workspaceFolder);
     if (folderProblem) {
@@ -254,6 +262,15 @@ export class ServerManager implements vscode.Disposable {
       await client.close().catch(() => undefined);
       const pid = transport.pid;
       if (pid !== null && isAlive(pid)) process.kill(pid, 'SIGKILL');
+      if (launch.snapshot && !this.disposed) {
+        // A snapshot the runtime cannot use (changed on disk, say) ends the process before it runs anything. Only
+        // when the server then starts without it is the snapshot at fault; otherwise the second failure is reported.
+        const said = failureLine(stderrTail) ?? (err as Error).message;
+        this.o.log.warn(`The MCP server did not start from its start-up snapshot ${launch.snapshot} (${said}); starting it without`);
+        await this.spawn(keepError, true);
+        this.o.snapshotFailed?.(launch.snapshot, said);
+        return;
+      }
       const runtime = runtimeProblem(launch.nodePath, err);
       const reason = failureLine(stderrTail);
       const detail = reason ? ` (${reason})` : '';

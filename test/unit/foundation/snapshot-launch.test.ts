@@ -70,4 +70,22 @@ describe('extension: the start-up snapshot of the MCP server', function () {
     await fake.commands.executeCommand('notesapp.startServer');
     assert.ok(log.lines.some((l) => l.startsWith(`info Starting MCP server: ${process.execPath} ${serverScript} --workspace`)), log.lines.join('\n'));
   });
+
+  it('starts the server without a snapshot its runtime cannot use, and puts that snapshot aside', async () => {
+    await shell.prepareStartupSnapshot();
+    const blob = shell.mcpServerDefinitions()[0].args[1];
+    // Damaged on disk, its size kept: the runtime aborts as it reads it.
+    const fd = fs.openSync(blob, 'r+');
+    fs.writeSync(fd, Buffer.alloc(64));
+    fs.closeSync(fd);
+    const status = (await fake.commands.executeCommand('notesapp.startServer')) as { is_running: boolean; last_error: string | null };
+    assert.deepEqual([status.is_running, status.last_error], [true, null]);
+    assert.ok(log.lines.some((l) => l.startsWith(`warn The MCP server did not start from its start-up snapshot ${blob} (`)), log.lines.join('\n'));
+    assert.ok(log.lines.includes(`warn The MCP server's start-up snapshot ${blob} is not used again for this runtime and extension version`), log.lines.join('\n'));
+    assert.equal(fs.existsSync(blob), false);
+    assert.equal(shell.mcpServerDefinitions()[0].args[0], serverScript, 'no longer offered');
+    assert.match(await shell.prepareStartupSnapshot(), /^no start-up snapshot for .*: the runtime did not start the server from it: /);
+    const found = await shell.callTool('search_files', { query: 'snapshot note' });
+    assert.equal((JSON.parse((found.content[0] as { text: string }).text) as { count: number }).count, 1);
+  });
 });
