@@ -7,10 +7,10 @@
 // is used only while both are the files it was made from. A runtime that cannot make one (an Electron build of
 // Node, say) is remembered and not asked again until it or the bundle changes. Clients that start
 // `node dist/server.js` are unaffected: the loader's code cache serves them.
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheDir } from './workspace/listing-hint';
+import { cacheDir, nameHash } from './workspace/listing-hint';
 
 /** The builder beside dist/server.js. */
 export const SNAPSHOT_ENTRY = 'server-snapshot.js';
@@ -57,16 +57,6 @@ function mark(file: string): FileMark | undefined {
 const sameMark = (a: FileMark | undefined, b: FileMark | undefined): boolean =>
   a !== undefined && b !== undefined && a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs;
 
-/** FNV-1a of a string, as a short stable file name part. */
-function hash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
-}
-
 interface Located {
   blob: string;
   record: string;
@@ -77,7 +67,7 @@ interface Located {
 
 function locate(distDir: string, runtime: string, dir: string): Located {
   const runtimeMark = mark(runtime);
-  const name = `startup-${hash(`${runtimeMark?.path ?? runtime}\0${path.resolve(distDir)}`)}`;
+  const name = `startup-${nameHash(`${runtimeMark?.path ?? runtime}\0${path.resolve(distDir)}`)}`;
   return {
     blob: path.join(dir, `${name}.blob`),
     record: path.join(dir, `${name}.json`),
@@ -144,30 +134,22 @@ interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
+  /** Stopped for taking longer than the time given (a busy machine): worth trying again another time. */
+  timedOut: boolean;
+  /** The program could not be started at all. */
   error?: Error;
 }
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs: number): Promise<RunResult> {
   return new Promise((resolve) => {
-    let stderr = '';
-    let settled = false;
-    const done = (r: RunResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(r);
-    };
-    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 64 * 1024) stderr += chunk;
+    const options = { env, cwd, timeout: timeoutMs, killSignal: 'SIGKILL' as const, maxBuffer: 1024 * 1024, windowsHide: true };
+    execFile(command, args, options, (err, _stdout, stderr) => {
+      if (!err) return resolve({ code: 0, signal: null, stderr, timedOut: false });
+      // A string code is the start's own failure (ENOENT, EACCES); a number is the program's exit code.
+      if (typeof err.code === 'string') return resolve({ code: null, signal: null, stderr, timedOut: false, error: err });
+      const timedOut = err.killed === true && err.signal === 'SIGKILL';
+      resolve({ code: err.code ?? null, signal: err.signal ?? null, stderr: timedOut ? `${stderr}\n(stopped after ${timeoutMs} ms)` : stderr, timedOut });
     });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      done({ code: null, signal: 'SIGKILL', stderr: `${stderr}\n(stopped after ${timeoutMs} ms)` });
-    }, timeoutMs);
-    child.on('error', (error) => done({ code: null, signal: null, stderr, error }));
-    child.on('close', (code, signal) => done({ code, signal, stderr }));
   });
 }
 
@@ -247,13 +229,13 @@ export async function buildStartupSnapshot(o: BuildOptions): Promise<BuildResult
     if (made.code !== 0 || made.error) {
       const reason = `the runtime could not make one: ${lastLine(made)}`;
       // A run stopped for taking too long (a busy machine) is tried again another time.
-      if (made.signal === null) record({ failed: reason });
+      if (!made.timedOut) record({ failed: reason });
       return { ok: false, reason };
     }
     const checked = await run(o.runtime, ['--snapshot-blob', tmp, path.join(o.distDir, LOADER), '--version'], childEnv, o.distDir, timeoutMs);
     if (checked.code !== 0 || !/^notesapp \S+\s*$/.test(checked.stderr)) {
       const reason = `the server did not start from it: ${lastLine(checked)}`;
-      if (checked.signal === null) record({ failed: reason });
+      if (!checked.timedOut) record({ failed: reason });
       return { ok: false, reason };
     }
     const blobSize = fs.statSync(tmp).size;

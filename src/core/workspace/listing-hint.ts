@@ -18,15 +18,19 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | undefin
   return env.NOTESAPP_CACHE_DIR || path.join(os.homedir(), '.notesapp', 'cache');
 }
 
-/** The hint file of a workspace folder (its path as given, resolved), in `dir`. */
-export function listingHintFile(dir: string, workspace: string): string {
-  // FNV-1a over the UTF-16 code units: a short, stable name without loading node:crypto into the loader.
+/** FNV-1a over the UTF-16 code units, as 8 hex digits: a short, stable file name part without loading node:crypto. */
+export function nameHash(text: string): string {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < workspace.length; i++) {
-    hash ^= workspace.charCodeAt(i);
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
-  return path.join(dir, `listed-${hash.toString(16).padStart(8, '0')}-${workspace.length}`);
+  return hash.toString(16).padStart(8, '0');
+}
+
+/** The hint file of a workspace folder (its path as given, resolved), in `dir`. */
+export function listingHintFile(dir: string, workspace: string): string {
+  return path.join(dir, `listed-${nameHash(workspace)}-${workspace.length}`);
 }
 
 /** True unless the workspace is known to have held fewer than EARLY_LISTING_MIN_FILES files last time. */

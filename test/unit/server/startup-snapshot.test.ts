@@ -173,6 +173,19 @@ describe('start-up snapshots of the server', function () {
     assert.equal(usableSnapshot(dist, fake, env), undefined);
   });
 
+  it('tries again another time after a run stopped for taking too long, and remembers a runtime that crashes', async () => {
+    const slow = path.join(tmp, 'slow-node.sh');
+    fs.writeFileSync(slow, '#!/bin/sh\nexec sleep 5\n', { mode: 0o755 });
+    const made = await buildStartupSnapshot({ distDir: dist, runtime: slow, env, timeoutMs: 200 });
+    assert.deepEqual(made, { ok: false, reason: 'the runtime could not make one: (stopped after 200 ms) (killed by SIGKILL)' });
+    assert.equal(snapshotState(dist, slow, env).state, 'missing', 'not remembered');
+    const crashing = path.join(tmp, 'crashing-node.sh');
+    fs.writeFileSync(crashing, '#!/bin/sh\nkill -SEGV $$\n', { mode: 0o755 });
+    const crashed = await buildStartupSnapshot({ distDir: dist, runtime: crashing, env });
+    assert.deepEqual(crashed, { ok: false, reason: 'the runtime could not make one: killed by SIGSEGV' });
+    assert.equal(snapshotState(dist, crashing, env).state, 'failed', 'remembered');
+  });
+
   it('makes none without a cache folder (NOTESAPP_NO_CODE_CACHE)', async () => {
     const off = { ...env, NOTESAPP_NO_CODE_CACHE: '1' };
     assert.equal(snapshotState(dist, process.execPath, off).state, 'off');
