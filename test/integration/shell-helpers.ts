@@ -1,4 +1,6 @@
 // Shared by the shell integration tests: the activated API, waiting for status events, liveness of a pid.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import type { NotesApi } from '../../src/extension';
 import type { ServerStatus } from '../../src/vscode/mcp/status';
@@ -65,4 +67,16 @@ export async function openScratchNote(text: string): Promise<{ editor: vscode.Te
       await vscode.workspace.fs.delete(uri);
     },
   };
+}
+
+/** An MCP client of a server started as VS Code starts `definition` (its env over a minimal environment). */
+export async function connectToDefinition(definition: vscode.McpStdioServerDefinition, name: string): Promise<{ client: Client; pid: number; stderr: () => string }> {
+  const env: Record<string, string> = { ...getDefaultEnvironment() };
+  for (const [k, v] of Object.entries(definition.env)) if (v !== null) env[k] = String(v);
+  const transport = new StdioClientTransport({ command: definition.command, args: definition.args, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, pid: transport.pid!, stderr: () => stderr };
 }

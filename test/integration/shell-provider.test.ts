@@ -7,7 +7,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import * as vscode from 'vscode';
 import { BRIDGE_ENV } from '../../src/core/bridge/protocol';
 import { RIPGREP_ENV } from '../../src/core/workspace/ripgrep';
-import { isAlive, notesApi } from './shell-helpers';
+import { connectToDefinition, isAlive, notesApi } from './shell-helpers';
 
 describe('shell: MCP server definition provider for VS Code chat', function () {
   this.timeout(60000);
@@ -38,14 +38,7 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
     const ripgrep = definition.env[RIPGREP_ENV];
     assert.ok(typeof ripgrep === 'string' && ripgrep.startsWith(vscode.env.appRoot) && fs.existsSync(ripgrep), `VS Code's own ripgrep is handed to the server: ${ripgrep}`);
 
-    const env: Record<string, string> = { ...getDefaultEnvironment() };
-    for (const [k, v] of Object.entries(definition.env)) if (v !== null) env[k] = String(v);
-    const transport = new StdioClientTransport({ command: definition.command, args: definition.args, env, stderr: 'pipe' });
-    let stderr = '';
-    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const client = new Client({ name: 'shell-provider-test', version: '1.0.0' });
-    await client.connect(transport);
-    const pid = transport.pid!;
+    const { client, pid, stderr } = await connectToDefinition(definition, 'shell-provider-test');
     try {
       assert.deepEqual(await client.ping(), {});
       const { tools } = await client.listTools();
@@ -55,8 +48,8 @@ describe('shell: MCP server definition provider for VS Code chat', function () {
       assert.ok((JSON.parse(found.content[0].text) as { count: number }).count > 0, 'the search finds the fixture notes');
       // stderr and stdout are separate pipes: the log line may arrive just after the answer.
       const said = `search: ripgrep ${ripgrep} narrows`;
-      for (let waited = 0; !stderr.includes(said) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.ok(stderr.includes(said), stderr);
+      for (let waited = 0; !stderr().includes(said) && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(stderr().includes(said), stderr());
     } finally {
       await client.close();
     }

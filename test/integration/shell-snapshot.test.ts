@@ -3,10 +3,8 @@
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
-import { notesApi } from './shell-helpers';
+import { connectToDefinition, notesApi } from './shell-helpers';
 
 describe('shell: start-up snapshot of the MCP server', function () {
   this.timeout(120_000);
@@ -31,13 +29,7 @@ describe('shell: start-up snapshot of the MCP server', function () {
     // Asked again: nothing is made again.
     assert.equal(await api.prepareStartupSnapshot(), `start-up snapshot for ${process.execPath}: ${blob}`);
 
-    const env: Record<string, string> = { ...getDefaultEnvironment() };
-    for (const [k, v] of Object.entries(definition.env)) if (v !== null) env[k] = String(v);
-    const transport = new StdioClientTransport({ command: definition.command, args: definition.args, env, stderr: 'pipe' });
-    let stderr = '';
-    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const client = new Client({ name: 'shell-snapshot-test', version: '1.0.0' });
-    await client.connect(transport);
+    const { client, stderr } = await connectToDefinition(definition, 'shell-snapshot-test');
     try {
       const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
       assert.match(client.getInstructions() ?? '', new RegExp(`Notes workspace at ${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.`));
@@ -54,6 +46,6 @@ describe('shell: start-up snapshot of the MCP server', function () {
     } finally {
       await client.close();
     }
-    assert.doesNotMatch(stderr, /\[error\]/, stderr);
+    assert.doesNotMatch(stderr(), /\[error\]/, stderr());
   });
 });

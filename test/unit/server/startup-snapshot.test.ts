@@ -204,50 +204,44 @@ describe('SnapshotMaker (the extension)', () => {
     const lines: string[] = [];
     return { lines, info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`) };
   };
+  // An empty cache folder of its own: the maker asks for the state of a snapshot there before it builds.
+  let tmp: string;
+  const previous = process.env.NOTESAPP_CACHE_DIR;
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-maker-'));
+    process.env.NOTESAPP_CACHE_DIR = path.join(tmp, 'cache');
+  });
+  afterEach(() => {
+    if (previous === undefined) delete process.env.NOTESAPP_CACHE_DIR;
+    else process.env.NOTESAPP_CACHE_DIR = previous;
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
 
   it('makes the snapshot once for calls made while it is made, and logs what it made', async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-maker-'));
-    const previous = process.env.NOTESAPP_CACHE_DIR;
-    process.env.NOTESAPP_CACHE_DIR = path.join(tmp, 'cache');
-    try {
-      const l = log();
-      let builds = 0;
-      const build = async (): Promise<BuildResult> => {
-        builds++;
-        await new Promise((r) => setTimeout(r, 20));
-        return { ok: true, blob: '/cache/startup-x.blob', ms: 700 };
-      };
-      const maker = new SnapshotMaker(dist, l, build);
-      const [a, b] = await Promise.all([maker.prepare('/usr/bin/node'), maker.prepare('/usr/bin/node')]);
-      assert.equal(builds, 1);
-      assert.equal(a, b);
-      assert.deepEqual(l.lines, ['info Made a start-up snapshot of the MCP server for /usr/bin/node in 700 ms: the next start uses it (/cache/startup-x.blob)']);
-    } finally {
-      if (previous === undefined) delete process.env.NOTESAPP_CACHE_DIR;
-      else process.env.NOTESAPP_CACHE_DIR = previous;
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    const l = log();
+    let builds = 0;
+    const build = async (): Promise<BuildResult> => {
+      builds++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { ok: true, blob: '/cache/startup-x.blob', ms: 700 };
+    };
+    const maker = new SnapshotMaker(dist, l, build);
+    const [a, b] = await Promise.all([maker.prepare('/usr/bin/node'), maker.prepare('/usr/bin/node')]);
+    assert.equal(builds, 1);
+    assert.equal(a, b);
+    assert.deepEqual(l.lines, ['info Made a start-up snapshot of the MCP server for /usr/bin/node in 700 ms: the next start uses it (/cache/startup-x.blob)']);
   });
 
   it("asks VS Code's own runtime to run as Node, and warns with the reason when it cannot make one", async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-maker-'));
-    const previous = process.env.NOTESAPP_CACHE_DIR;
-    process.env.NOTESAPP_CACHE_DIR = path.join(tmp, 'cache');
-    try {
-      const l = log();
-      const seen: unknown[] = [];
-      const maker = new SnapshotMaker(dist, l, async (o) => {
-        seen.push(o.runtimeEnv);
-        return { ok: false, reason: 'the runtime could not make one: bad option (exit code 9)' };
-      });
-      const said = await maker.prepare(undefined);
-      assert.deepEqual(seen, [{ ELECTRON_RUN_AS_NODE: '1' }]);
-      assert.equal(said, `No start-up snapshot of the MCP server for ${process.execPath}: the runtime could not make one: bad option (exit code 9). The server starts from its code cache.`);
-      assert.deepEqual(l.lines, [`warn ${said}`]);
-    } finally {
-      if (previous === undefined) delete process.env.NOTESAPP_CACHE_DIR;
-      else process.env.NOTESAPP_CACHE_DIR = previous;
-      fs.rmSync(tmp, { recursive: true, force: true });
-    }
+    const l = log();
+    const seen: unknown[] = [];
+    const maker = new SnapshotMaker(dist, l, async (o) => {
+      seen.push(o.runtimeEnv);
+      return { ok: false, reason: 'the runtime could not make one: bad option (exit code 9)' };
+    });
+    const said = await maker.prepare(undefined);
+    assert.deepEqual(seen, [{ ELECTRON_RUN_AS_NODE: '1' }]);
+    assert.equal(said, `No start-up snapshot of the MCP server for ${process.execPath}: the runtime could not make one: bad option (exit code 9). The server starts from its code cache.`);
+    assert.deepEqual(l.lines, [`warn ${said}`]);
   });
 });
