@@ -1,13 +1,16 @@
 // Process entry: argv/env -> configuration and workspace -> createNotesServer -> stdio transport.
 import './fast-start'; // first: settings that must precede every other module's start-up code
+import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
 import { InitializeRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { configFilePath, logDir } from '../src/core/config/paths';
 import { loadConfigFile, parseConfigBytes, switchOffAsIn } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
 import { CONFIG_VERSION, type NotesConfig } from '../src/core/config/schema';
+import { createPathFilter } from '../src/core/workspace/listing';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
@@ -203,15 +206,29 @@ const run = () =>
 );
 
 /**
- * Runs, while a start-up snapshot is built, the code every start runs first (reading a configuration, parsing the
- * initialize request), so that the snapshot holds it compiled: about 8 ms of each start from it. Pure functions of
- * their input only: what they leave in the heap is the same for every process.
+ * Runs, while a start-up snapshot is built, code every start runs first (reading a configuration, compiling the
+ * exclude globs, parsing the initialize request, making tools/list's JSON Schemas), so that the snapshot holds it
+ * compiled. Paired A/B from the snapshot: initialize 8 + 5 ms sooner, the first tools/list answer 6.5 ms more. Pure
+ * functions of their input only: what they leave in the heap is the same for every process.
  */
 function warmUp(): void {
-  parseConfigBytes(Buffer.from(JSON.stringify({ version: CONFIG_VERSION, search: { maxResults: 100 }, integrations: { mcp: { enabled: true } } })));
+  const { config } = parseConfigBytes(Buffer.from(JSON.stringify({ version: CONFIG_VERSION, search: { maxResults: 100 }, integrations: { mcp: { enabled: true } } })));
+  // The exclude globs' compilation (picomatch), which making the server's objects does.
+  createPathFilter({ excludePatterns: config.files.excludePatterns, showHiddenFiles: config.files.showHiddenFiles });
   const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'client', version: '1' } } };
   JSONRPCMessageSchema.parse(initialize);
   InitializeRequestSchema.parse(initialize);
+  // tools/list's JSON Schemas, as the SDK makes them from the tools' zod schemas.
+  const sample = z.object({
+    path: z.string().min(1).describe('A note'),
+    limit: z.number().int().min(1).max(10).optional(),
+    flag: z.boolean().default(false),
+    mode: z.enum(['a', 'b']).optional(),
+    tags: z.array(z.string()).optional(),
+    data: z.record(z.string(), z.unknown()).optional(),
+  });
+  toJsonSchemaCompat(sample, { strictUnions: true, pipeStrategy: 'input' });
+  toJsonSchemaCompat(sample, { strictUnions: true, pipeStrategy: 'output' });
 }
 
 const snapshot = snapshotBeingBuilt();
