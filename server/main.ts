@@ -196,14 +196,14 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
 
 const run = () =>
   main().then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
-  (err) => {
-    process.stderr.write(`notesapp-mcp: ${(err as Error).stack ?? err}\n`);
-    process.exit(1);
-  },
-);
+    (code) => {
+      if (code >= 0) process.exit(code);
+    },
+    (err) => {
+      process.stderr.write(`notesapp-mcp: ${(err as Error).stack ?? err}\n`);
+      process.exit(1);
+    },
+  );
 
 /**
  * Runs, while a start-up snapshot is built, code every start runs first (reading a configuration, compiling the

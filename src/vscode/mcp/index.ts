@@ -7,7 +7,7 @@ import type { BridgeEndpoint } from '../bridge/bridge-server';
 import { createMcpShellApi, registerServerCommands, type McpShellApi } from './commands';
 import { mcpServerDefinitions, registerDefinitionProvider } from './definition-provider';
 import { ServerManager } from './server-manager';
-import { notesFolderProblem, vscodeRipgrep, type LaunchOptions } from './server-process';
+import { notesFolderProblem, serverRuntime, vscodeRipgrep, type LaunchOptions } from './server-process';
 import { refreshLauncher, writeLauncher } from './launcher';
 import { registerStatusBar } from './status-bar';
 import { SnapshotMaker } from './snapshot-maker';
@@ -54,7 +54,7 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
     nodePath: nodePath(),
     bridge,
     ripgrep,
-    snapshot: snapshotsOn() ? usableSnapshot(distDir, nodePath() || process.execPath) : undefined,
+    snapshot: snapshotsOn() ? usableSnapshot(distDir, serverRuntime(nodePath()).command) : undefined,
   });
   const snapshots = new SnapshotMaker(distDir, log);
   const prepareSnapshot = () => (snapshotsOn() ? snapshots.prepare(nodePath()) : Promise.resolve('start-up snapshots are off (notesapp.mcp.startupSnapshot)'));

@@ -29,13 +29,20 @@ export interface LaunchCommand {
   cwd: string | undefined;
 }
 
+/**
+ * The program that runs the server: the Node binary the user configured, else VS Code's own runtime, which runs as
+ * Node with ELECTRON_RUN_AS_NODE (a real Node ignores it).
+ */
+export function serverRuntime(nodePath: string | undefined): { command: string; env: Record<string, string> } {
+  return nodePath ? { command: nodePath, env: {} } : { command: process.execPath, env: { ELECTRON_RUN_AS_NODE: '1' } };
+}
+
 export function launchCommand(o: LaunchOptions): LaunchCommand {
   const args = o.snapshot ? ['--snapshot-blob', o.snapshot, o.serverScript] : [o.serverScript];
   if (o.workspaceFolder) args.push('--workspace', o.workspaceFolder);
   args.push('--config', o.configPath);
-  const env: Record<string, string> = { NOTESAPP_CONFIG_PATH: o.configPath };
-  // Only VS Code's Electron binary needs this; a real Node ignores it.
-  if (!o.nodePath) env.ELECTRON_RUN_AS_NODE = '1';
+  const runtime = serverRuntime(o.nodePath);
+  const env: Record<string, string> = { NOTESAPP_CONFIG_PATH: o.configPath, ...runtime.env };
   if (o.bridge) {
     env[BRIDGE_ENV.address] = o.bridge.address;
     env[BRIDGE_ENV.token] = o.bridge.token;
@@ -47,7 +54,7 @@ export function launchCommand(o: LaunchOptions): LaunchCommand {
   // tls, https, http2 and fetch), so the variable is emptied, which Node takes as unset.
   env.NODE_EXTRA_CA_CERTS = '';
   return {
-    command: o.nodePath || process.execPath,
+    command: runtime.command,
     args,
     env,
     cwd: o.workspaceFolder ?? path.dirname(o.serverScript),

@@ -2,6 +2,7 @@
 // core/startup-snapshot.ts), in the background, once per runtime and server version: the next start uses it.
 import type * as vscode from 'vscode';
 import { buildStartupSnapshot, snapshotState, type BuildResult } from '../../core/startup-snapshot';
+import { serverRuntime } from './server-process';
 
 export class SnapshotMaker {
   private readonly making = new Map<string, Promise<string>>();
@@ -17,22 +18,22 @@ export class SnapshotMaker {
    * make one from this server; says what it found or did. Calls for the same runtime while one is made share it.
    */
   prepare(nodePath: string | undefined): Promise<string> {
-    const runtime = nodePath || process.execPath;
+    const { command: runtime, env } = serverRuntime(nodePath);
     const pending = this.making.get(runtime);
     if (pending) return pending;
-    const job = this.run(runtime, nodePath === undefined).finally(() => this.making.delete(runtime));
+    const job = this.run(runtime, env).finally(() => this.making.delete(runtime));
     this.making.set(runtime, job);
     return job;
   }
 
-  private async run(runtime: string, electron: boolean): Promise<string> {
+  private async run(runtime: string, runtimeEnv: Record<string, string>): Promise<string> {
     const state = snapshotState(this.distDir, runtime);
     if (state.state === 'ready') return `start-up snapshot for ${runtime}: ${state.blob}`;
     if (state.state === 'off') return `no start-up snapshot: ${state.reason}`;
     if (state.state === 'failed') return `no start-up snapshot for ${runtime}: ${state.reason}`;
     let result: BuildResult;
     try {
-      result = await this.build({ distDir: this.distDir, runtime, runtimeEnv: electron ? { ELECTRON_RUN_AS_NODE: '1' } : undefined });
+      result = await this.build({ distDir: this.distDir, runtime, runtimeEnv });
     } catch (err) {
       result = { ok: false, reason: (err as Error).message };
     }
