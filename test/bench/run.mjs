@@ -156,17 +156,18 @@ async function benchStartup() {
   if (!snapshot.ok) throw new Error(`no start-up snapshot: ${snapshot.reason}`);
   const subjects = [
     { name: 'notesapp (dist/server.js)', cmd: process.execPath, args: ours, env: clientEnv(), toolsList: true },
-    { name: 'notesapp, start-up snapshot', cmd: process.execPath, args: ['--snapshot-blob', snapshot.blob, ...ours], env: clientEnv() },
+    { name: 'notesapp, start-up snapshot', cmd: process.execPath, args: ['--snapshot-blob', snapshot.blob, ...ours], env: clientEnv(), toolsList: true },
     // A first start ever, before the V8 code cache exists (or with it turned off).
     { name: 'notesapp, no code cache', cmd: process.execPath, args: ours, env: clientEnv({ NOTESAPP_NO_CODE_CACHE: '1' }) },
     fs.existsSync(fsServer) && { name: 'server-filesystem', cmd: process.execPath, args: [fsServer, corpus.dir], env: clientEnv() },
+    { name: 'minimal SDK server', cmd: process.execPath, args: [path.join(root, 'test', 'bench', 'minimal-sdk-server.mjs')], env: clientEnv(), toolsList: true },
     { name: 'node, empty script (floor)', cmd: process.execPath, args: floorArgs, env: clientEnv() },
     // Started with this shell's whole environment instead (see clientEnv).
     { name: 'notesapp, whole environment', cmd: process.execPath, args: ours, env: process.env },
     { name: 'node, empty script (floor), whole environment', cmd: process.execPath, args: floorArgs, env: process.env },
   ].filter(Boolean);
   const times = Object.fromEntries(subjects.map((s) => [s.name, []]));
-  const toolsListTimes = [];
+  const toolsListTimes = Object.fromEntries(subjects.filter((s) => s.toolsList).map((s) => [s.name, []]));
   for (let i = 0; i < REPS + 2; i++) {
     for (const s of subjects) {
       // Two warm-up rounds fill the OS file cache for every subject alike, and let each server finish its start-up
@@ -174,10 +175,11 @@ async function benchStartup() {
       const t = await timeInitialize(s.cmd, s.args, { env: s.env, lingerMs: i < 2 ? 1500 : 0, toolsList: s.toolsList });
       if (i < 2) continue;
       times[s.name].push(typeof t === 'number' ? t : t.init);
-      if (typeof t !== 'number') toolsListTimes.push(t.toolsList);
+      if (typeof t !== 'number') toolsListTimes[s.name].push(t.toolsList);
     }
   }
   const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  const listMed = Object.fromEntries(Object.entries(toolsListTimes).map(([k, v]) => [k, median(v)]));
   const slowing = ['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS'].filter((k) => process.env[k]);
   const whole = `this shell's whole environment (${slowing.length ? `${slowing.join(' and ')} set` : 'no NODE_EXTRA_CA_CERTS or NODE_OPTIONS'})`;
   results.sections.startup = {
@@ -185,7 +187,7 @@ async function benchStartup() {
     medianMs: med,
     samples: times,
     snapshotMakeMs: snapshot.ms,
-    toolsListMedianMs: median(toolsListTimes),
+    toolsListMedianMs: listMed,
     toolsListSamples: toolsListTimes,
     clientEnvironment: Object.keys(clientEnv()).sort(),
     wholeEnvironmentSets: slowing,
@@ -194,8 +196,11 @@ async function benchStartup() {
   // How the extension starts it on a runtime that made a snapshot (a Node binary; see src/core/startup-snapshot.ts).
   row('startup', 'spawn → initialize, from the start-up snapshot', med['notesapp, start-up snapshot'], med['server-filesystem'], 'server-filesystem', '< 150 ms');
   // What a client waits for before it can call anything: initialize, initialized, then tools/list.
-  row('startup', 'spawn → first tools/list response', median(toolsListTimes), med['server-filesystem'], 'server-filesystem (initialize only)', '');
+  row('startup', 'spawn → first tools/list response', listMed['notesapp (dist/server.js)'], listMed['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
+  row('startup', 'spawn → first tools/list response, from the start-up snapshot', listMed['notesapp, start-up snapshot'], listMed['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
   row('startup', 'spawn → initialize, no code cache (first start)', med['notesapp, no code cache'], med['server-filesystem'], 'server-filesystem', '');
+  // What any server made with the SDK pays before its own code runs: McpServer with one tool, unbundled.
+  row('startup', 'spawn → initialize, against a minimal MCP server made with the SDK', med['notesapp (dist/server.js)'], med['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
   row('startup', 'floor: node answering from an empty script', med['node, empty script (floor)'], med['server-filesystem'], 'server-filesystem', '');
   row('startup', `spawn → initialize, started with ${whole}`, med['notesapp, whole environment'], med['node, empty script (floor), whole environment'], 'node answering from an empty script, same environment', '');
 }
