@@ -6,6 +6,8 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { asciiOutput } from './server/ascii-output.mjs';
 import { lazyModules } from './server/lazy-modules.mjs';
+import { sharedBuiltins } from './server/shared-builtins.mjs';
+import { zodEnglishOnly } from './server/zod-locales.mjs';
 
 const serverOut = process.argv.find((a) => a.startsWith('--server-out='))?.slice('--server-out='.length);
 const production = process.argv.includes('--production') || serverOut !== undefined;
@@ -39,7 +41,8 @@ const builds = [
     outdir: 'dist',
     external: ['vscode'],
     // Every bundle in dist/ is pure ASCII, which Node reads and V8 keeps at one byte a character (see ascii-output.mjs).
-    plugins: [asciiOutput()],
+    // One module object per built-in, and zod's English only, as in the server (see server-core below).
+    plugins: [sharedBuiltins(), zodEnglishOnly(), asciiOutput()],
   },
   {
     // dist/server.js is a small loader that runs dist/server-core.js through a V8 code cache (fast start).
@@ -47,14 +50,15 @@ const builds = [
     entryPoints: { server: 'server/bootstrap.ts' },
     outdir: 'dist',
     banner: { js: '#!/usr/bin/env node' },
-    plugins: [asciiOutput()],
+    plugins: [sharedBuiltins(), asciiOutput()],
   },
   {
     ...common,
     entryPoints: { 'server-core': 'server/main.ts' },
     outdir: 'dist',
-    // Note parsing and the editor bridge load on first use, not at every start.
-    plugins: [lazyModules(), asciiOutput()],
+    // Note parsing and the editor bridge load on first use, not at every start; one module object per built-in;
+    // zod's English only.
+    plugins: [sharedBuiltins(), zodEnglishOnly(), lazyModules(), asciiOutput()],
   },
   {
     // What makes a start-up snapshot of the server (see src/core/startup-snapshot.ts), beside server-core.js.

@@ -3,7 +3,7 @@
 // then matches only those lines instead of reading every file of the workspace. ripgrep looks for text that every match must hold (the query itself, or the literal part
 // of a regular expression); the text worker then matches each line it printed exactly as it matches the lines of a
 // file it reads, so the answer is the one a scan of every file gives (index-equivalence.test.ts holds them equal).
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -281,7 +281,7 @@ async function runOnce(run: RipgrepRun): Promise<{ out: RipgrepOutput; toFile: b
   const file = run.output === 'pipe' ? undefined : openOutputFile();
   const out = await new Promise<RipgrepOutput>((resolve) => {
     let settled = false;
-    let child: ReturnType<typeof spawn> | undefined;
+    let child: ChildProcess | undefined;
     let poll: NodeJS.Timeout | undefined;
     const onAbort = () => child?.kill();
     const finish = (value: RipgrepOutput) => {
@@ -293,7 +293,8 @@ async function runOnce(run: RipgrepRun): Promise<{ out: RipgrepOutput; toFile: b
       resolve(value);
     };
     try {
-      child = spawn(run.program, ripgrepArgs(run.pattern, run.rules, run.maxFileSize), { cwd: run.root, stdio: ['ignore', file ? file.fd : 'pipe', 'pipe'], windowsHide: true });
+      // node:child_process is loaded by the first search, not at every start (its networking modules: a few ms).
+      child = process.getBuiltinModule('node:child_process').spawn(run.program, ripgrepArgs(run.pattern, run.rules, run.maxFileSize), { cwd: run.root, stdio: ['ignore', file ? file.fd : 'pipe', 'pipe'], windowsHide: true });
     } catch (err) {
       return finish({ error: (err as Error).message });
     }

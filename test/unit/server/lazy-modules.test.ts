@@ -147,6 +147,16 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     assert.ok(!builtins.includes('NativeModule v8'), 'node:v8 is not loaded');
   });
 
+  it('leaves node:child_process to the first search that runs ripgrep', async () => {
+    await loadsDuring([
+      ['list_files', {}],
+      ['read_file', { path: 'a.md' }],
+    ]);
+    const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-2.json.builtins'), 'utf8')) as string[];
+    assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
+    assert.ok(!builtins.includes('NativeModule child_process'), 'node:child_process is not loaded');
+  });
+
   it('runs the note parsers when a note is first parsed (the list above is really kept)', async () => {
     const loads = await loadsDuring([['get_note_metadata', { path: 'a.md' }]]);
     assert.ok(loads.includes('gray-matter') && loads.includes('markdown-it'), JSON.stringify(loads));

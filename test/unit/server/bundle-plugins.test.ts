@@ -1,0 +1,100 @@
+// Two esbuild plugins that take work out of every start of the bundles in dist/ (see esbuild.mjs): one module object
+// per Node built-in (server/shared-builtins.mjs), and zod's English only (server/zod-locales.mjs). Each is built
+// here around a small entry, run, and looked for in the built bundles.
+import * as assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { z } from 'zod';
+// @ts-expect-error: a plain ES module without types (the build script's plugin)
+import { sharedBuiltins } from '../../../server/shared-builtins.mjs';
+// @ts-expect-error: a plain ES module without types (the build script's plugin)
+import { zodEnglishOnly } from '../../../server/zod-locales.mjs';
+
+const root = path.join(__dirname, '../../..');
+const dist = (name: string) => fs.readFileSync(path.join(root, 'dist', name), 'utf8');
+const count = (text: string, part: string) => text.split(part).length - 1;
+
+describe('bundle plugins', () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bundle-plugins-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  async function bundle(files: Record<string, string>, plugins: unknown[]): Promise<{ text: string; exports: Record<string, unknown> }> {
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    const out = path.join(dir, `out-${Object.keys(files).join('-')}-${plugins.length}.cjs`);
+    await build({ entryPoints: [path.join(dir, 'entry.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: out, nodePaths: [path.join(root, 'node_modules')], logLevel: 'silent', plugins: plugins as never });
+    return { text: fs.readFileSync(out, 'utf8'), exports: createRequire(out)(out) as Record<string, unknown> };
+  }
+
+  describe('one module object per built-in', () => {
+    // Four modules importing node:fs each way an ES module can, as the server's modules do.
+    const files = {
+      'a.mjs': "import fs from 'node:fs';\nexport const a = () => fs;\n",
+      'b.mjs': "import fs from 'node:fs';\nexport const b = () => fs.readFileSync;\n",
+      'c.mjs': "import * as fs from 'node:fs';\nexport const c = () => fs;\n",
+      'd.mjs': "import { readFileSync, constants } from 'node:fs';\nexport const d = () => [readFileSync, constants];\n",
+      'entry.mjs': "export { a } from './a.mjs';\nexport { b } from './b.mjs';\nexport { c } from './c.mjs';\nexport { d } from './d.mjs';\n",
+    };
+
+    it('gives every importer the built-in as it is, whichever way it imports it', async () => {
+      const { exports } = await bundle(files, [sharedBuiltins()]);
+      const real = fs;
+      const { a, b, c, d } = exports as Record<string, () => unknown>;
+      assert.equal(a(), real, 'default import: the module itself');
+      assert.equal(b(), real.readFileSync);
+      const ns = c() as typeof fs & { default: unknown };
+      assert.equal(ns.readFileSync, real.readFileSync, 'namespace import: each export');
+      assert.equal(ns.default, real, "namespace import: the module as its default");
+      assert.deepEqual(d(), [real.readFileSync, real.constants], 'named imports');
+    });
+
+    it('makes one copy of its exports for all importers, where each importer made its own', async () => {
+      const plain = await bundle(files, []);
+      const shared = await bundle(files, [sharedBuiltins()]);
+      // Without the plugin: one __toESM copy per default or namespace import.
+      assert.equal(count(plain.text, '__toESM(require("node:fs")'), 3);
+      assert.equal(count(shared.text, '__toESM(require("node:fs")'), 1);
+      assert.equal(count(shared.text, 'require("node:fs")'), 2, 'the re-export and the default');
+    });
+
+    it('is how dist/ requires each built-in: at most twice per bundle', () => {
+      for (const name of ['server-core.js', 'server.js', 'extension.js']) {
+        const text = dist(name);
+        const ids = [...new Set(text.match(/require\("node:[a-z_/]+"\)/g) ?? [])];
+        assert.ok(ids.includes('require("node:fs")'), `${name} requires node:fs`);
+        for (const id of ids) assert.ok(count(text, id) <= 2, `${name}: ${id} ${count(text, id)} times`);
+      }
+    });
+  });
+
+  describe("zod's English only", () => {
+    const files = {
+      'entry.mjs': "import { z } from 'zod';\nexport const locales = z.locales;\nexport const coreLocales = z.core.locales;\nexport const message = () => z.string().safeParse(1).error.issues[0].message;\n",
+    };
+
+    it('keeps English, which zod speaks, and leaves the other languages out', async () => {
+      const plain = await bundle(files, []);
+      const english = await bundle(files, [zodEnglishOnly()]);
+      assert.ok(Object.keys(plain.exports.locales as object).length > 40, 'zod has many languages');
+      assert.deepEqual(Object.keys(english.exports.locales as object), ['en']);
+      assert.deepEqual(Object.keys(english.exports.coreLocales as object), ['en']);
+      // The same message as zod itself gives, unbundled.
+      const expected = z.string().safeParse(1).error?.issues[0].message;
+      assert.match(expected ?? '', /expected string/);
+      assert.equal((english.exports.message as () => string)(), expected);
+      assert.ok(english.text.length < plain.text.length * 0.9, `${english.text.length} against ${plain.text.length} characters`);
+    });
+
+    it('is how dist/ carries zod: no other language in the server or the extension', () => {
+      // A phrase of zod's German, read from zod itself so that the check cannot pass for want of one.
+      const german = /datetime: "([^"]+)"/.exec(fs.readFileSync(path.join(root, 'node_modules/zod/v4/locales/de.js'), 'utf8'))?.[1];
+      assert.ok(german, "zod's German locale has a datetime entry");
+      for (const name of ['server-core.js', 'extension.js']) assert.ok(!dist(name).includes(german), `${name} holds zod's German`);
+    });
+  });
+});
