@@ -6,10 +6,11 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import util from 'node:util';
 import { build } from 'esbuild';
 import { z } from 'zod';
 // @ts-expect-error: a plain ES module without types (the build script's plugin)
-import { sharedBuiltins } from '../../../server/shared-builtins.mjs';
+import { SHARED_BUILTINS, sharedBuiltins } from '../../../server/shared-builtins.mjs';
 // @ts-expect-error: a plain ES module without types (the build script's plugin)
 import { zodEnglishOnly } from '../../../server/zod-locales.mjs';
 
@@ -24,9 +25,10 @@ describe('bundle plugins', () => {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  async function bundle(files: Record<string, string>, plugins: unknown[]): Promise<{ text: string; exports: Record<string, unknown> }> {
-    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-    const out = path.join(dir, `out-${Object.keys(files).join('-')}-${plugins.length}.cjs`);
+  /** Builds `files` (an entry.mjs and what it imports) into a bundle of its own, named `name`, and runs it. */
+  async function bundle(name: string, files: Record<string, string>, plugins: unknown[]): Promise<{ text: string; exports: Record<string, unknown> }> {
+    for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+    const out = path.join(dir, `${name}.cjs`);
     await build({ entryPoints: [path.join(dir, 'entry.mjs')], bundle: true, platform: 'node', format: 'cjs', outfile: out, nodePaths: [path.join(root, 'node_modules')], logLevel: 'silent', plugins: plugins as never });
     return { text: fs.readFileSync(out, 'utf8'), exports: createRequire(out)(out) as Record<string, unknown> };
   }
@@ -42,7 +44,7 @@ describe('bundle plugins', () => {
     };
 
     it('gives every importer the built-in as it is, whichever way it imports it', async () => {
-      const { exports } = await bundle(files, [sharedBuiltins()]);
+      const { exports } = await bundle('shared', files, [sharedBuiltins()]);
       const real = fs;
       const { a, b, c, d } = exports as Record<string, () => unknown>;
       assert.equal(a(), real, 'default import: the module itself');
@@ -54,20 +56,27 @@ describe('bundle plugins', () => {
     });
 
     it('makes one copy of its exports for all importers, where each importer made its own', async () => {
-      const plain = await bundle(files, []);
-      const shared = await bundle(files, [sharedBuiltins()]);
+      const plain = await bundle('fs-plain', files, []);
+      const shared = await bundle('fs-shared', files, [sharedBuiltins()]);
       // Without the plugin: one __toESM copy per default or namespace import.
       assert.equal(count(plain.text, '__toESM(require("node:fs")'), 3);
       assert.equal(count(shared.text, '__toESM(require("node:fs")'), 1);
       assert.equal(count(shared.text, 'require("node:fs")'), 2, 'the re-export and the default');
     });
 
-    it('is how dist/ requires each built-in: at most twice per bundle', () => {
+    it('leaves a built-in imported by name alone: taken as it is, never copied', async () => {
+      const named = { 'entry.mjs': "import { parseArgs } from 'node:util';\nimport { readFileSync } from 'node:fs';\nexport const p = () => [parseArgs, readFileSync];\n" };
+      const { text, exports } = await bundle('named', named, [sharedBuiltins()]);
+      assert.deepEqual((exports.p as () => unknown[])(), [util.parseArgs, fs.readFileSync]);
+      assert.equal(count(text, '__toESM(require("node:util")'), 0, 'node:util is not copied');
+      assert.ok(!SHARED_BUILTINS.includes('node:util'));
+    });
+
+    it('is how dist/ requires the built-ins its modules import whole: at most twice per bundle', () => {
       for (const name of ['server-core.js', 'server.js', 'extension.js']) {
         const text = dist(name);
-        const ids = [...new Set(text.match(/require\("node:[a-z_/]+"\)/g) ?? [])];
-        assert.ok(ids.includes('require("node:fs")'), `${name} requires node:fs`);
-        for (const id of ids) assert.ok(count(text, id) <= 2, `${name}: ${id} ${count(text, id)} times`);
+        assert.ok(text.includes('require("node:fs")'), `${name} requires node:fs`);
+        for (const id of SHARED_BUILTINS.map((b: string) => `require("${b}")`)) assert.ok(count(text, id) <= 2, `${name}: ${id} ${count(text, id)} times`);
       }
     });
   });
@@ -78,8 +87,8 @@ describe('bundle plugins', () => {
     };
 
     it('keeps English, which zod speaks, and leaves the other languages out', async () => {
-      const plain = await bundle(files, []);
-      const english = await bundle(files, [zodEnglishOnly()]);
+      const plain = await bundle('zod-plain', files, []);
+      const english = await bundle('zod-english', files, [zodEnglishOnly()]);
       assert.ok(Object.keys(plain.exports.locales as object).length > 40, 'zod has many languages');
       assert.deepEqual(Object.keys(english.exports.locales as object), ['en']);
       assert.deepEqual(Object.keys(english.exports.coreLocales as object), ['en']);
