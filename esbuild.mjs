@@ -41,7 +41,7 @@ const builds = [
     outdir: 'dist',
     external: ['vscode'],
     // Every bundle in dist/ is pure ASCII, which Node reads and V8 keeps at one byte a character (see ascii-output.mjs).
-    // One module object per built-in, and zod's English only, as in the server (see server-core below).
+    // The built-ins many modules import whole shared, and zod's English only, as in the server (see server-core below).
     plugins: [sharedBuiltins(), zodEnglishOnly(), asciiOutput()],
   },
   {
@@ -56,8 +56,8 @@ const builds = [
     ...common,
     entryPoints: { 'server-core': 'server/main.ts' },
     outdir: 'dist',
-    // Note parsing and the editor bridge load on first use, not at every start; one module object per built-in;
-    // zod's English only.
+    // Note parsing and the editor bridge load on first use, not at every start; the built-ins many modules import
+    // whole are shared (shared-builtins.mjs); zod's English only (zod-locales.mjs).
     plugins: [sharedBuiltins(), zodEnglishOnly(), lazyModules(), asciiOutput()],
   },
   {

@@ -1,11 +1,11 @@
 import path from 'node:path';
 
-// esbuild plugin for the server bundle: zod's `locales` namespace holds English only.
+// esbuild plugin for the server and extension bundles: zod's `locales` namespace holds English only.
 //
 // zod exports every language it has (`z.locales.de()`, `z.locales.ja()`, ...) from one namespace, which esbuild
-// cannot leave out: `import * as z` keeps all of it. The server only ever speaks English, which zod sets up by
+// cannot leave out: `import * as z` keeps all of it. The server and the extension only ever speak English, which zod sets up by
 // itself (classic/schemas.js imports locales/en.js directly), and nothing calls `z.locales`. The 62 other languages
-// were a fifth of server-core.js (260 KB), read and compiled from the code cache at every start.
+// were a fifth of server-core.js (260 KB) and of extension.js, read and compiled at every start.
 
 const NAMESPACE = 'zod-locales';
 const ZOD_V4 = /[\\/]zod[\\/]v4[\\/](classic|core)[\\/][^\\/]+\.js$/;
