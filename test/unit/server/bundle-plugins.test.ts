@@ -68,7 +68,10 @@ describe('bundle plugins', () => {
       const named = { 'entry.mjs': "import { parseArgs } from 'node:util';\nimport { readFileSync } from 'node:fs';\nexport const p = () => [parseArgs, readFileSync];\n" };
       const { text, exports } = await bundle('named', named, [sharedBuiltins()]);
       assert.deepEqual((exports.p as () => unknown[])(), [util.parseArgs, fs.readFileSync]);
+      // Neither copied for its importer nor re-exported by a shared module (whose copy would read its exports).
       assert.equal(count(text, '__toESM(require("node:util")'), 0, 'node:util is not copied');
+      assert.doesNotMatch(text, /__reExport\([^()]*require\("node:util"\)/, 'node:util is not shared');
+      assert.match(text, /__reExport\([^()]*require\("node:fs"\)/, 'node:fs, imported by name here too, is shared');
       assert.ok(!SHARED_BUILTINS.includes('node:util'));
     });
 
