@@ -56,6 +56,8 @@ const builds = [
     ...common,
     entryPoints: { 'server-core': 'server/main.ts' },
     outdir: 'dist',
+    // Names this build in what the server keeps between starts (see server/config-load-cache.ts).
+    define: { NOTESAPP_BUILD_ID: JSON.stringify(`${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`) },
     // Note parsing and the editor bridge load on first use, not at every start; the built-ins many modules import
     // whole are shared (shared-builtins.mjs); zod's English only (zod-locales.mjs).
     plugins: [sharedBuiltins(), zodEnglishOnly(), lazyModules(), asciiOutput()],

@@ -8,14 +8,20 @@ import path from 'node:path';
 /** Packages made lazy: note parsing (gray-matter and js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
  * configuration writes (write-file-atomic, which the server never does) and the regular-expression parser that
  * finds the text ripgrep looks for (regexpp), and Ajv, the SDK's validator of answers to elicitation requests (made on
- * first use, see server.ts). */
-export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats'];
+ * first use, see server.ts). And one built-in: node:crypto, which the server's modules import for keys, hashes and
+ * temporary names they make only once at work (about 2.5 ms of a start; see per-process.ts). */
+export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats', 'node:crypto'];
 
 /** The package a resolved file belongs to (the last node_modules segment): what a load is counted as. */
 const packageOf = (file) => {
+  if (!/[\\/]node_modules[\\/]/.test(file) && path.isAbsolute(file)) return path.relative(process.cwd(), file).split(path.sep).join('/');
   const parts = file.split(/[\\/]node_modules[\\/]/).pop().split(/[\\/]/);
   return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 };
+
+/** The project's own modules made lazy: the configuration's zod schema, which a start whose read of the config file
+ * was kept does not need (about 9 ms; see server/config-load-cache.ts). */
+export const LAZY_FILES = ['src/core/config/schema.ts'];
 
 // A process given a list at globalThis[Symbol.for('notesapp.lazyLoads')] (a test's preload) has each first load
 // put on it, so that a test can tell which packages the real bundle ran.
@@ -44,8 +50,9 @@ module.exports = standIn;
 `;
 
 /** @returns {import('esbuild').Plugin} */
-export function lazyModules(packages = LAZY_PACKAGES) {
+export function lazyModules(packages = LAZY_PACKAGES, files = LAZY_FILES) {
   const filter = new RegExp(`^(${packages.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+  const lazyFiles = new Set(files.map((f) => path.resolve(f)));
   return {
     name: 'lazy-modules',
     setup(build) {
@@ -56,6 +63,15 @@ export function lazyModules(packages = LAZY_PACKAGES) {
         const file = createRequire(path.join(args.resolveDir || process.cwd(), 'importer.js')).resolve(args.path);
         return { path: file, namespace: 'lazy-module' };
       });
+      // A module of the project's own, imported by a relative path (with or without its extension).
+      if (lazyFiles.size > 0) {
+        build.onResolve({ filter: /^\.\.?\// }, (args) => {
+          if (args.namespace === 'lazy-module' || args.kind === 'require-call') return undefined;
+          const base = path.resolve(args.resolveDir, args.path);
+          const file = [base, `${base}.ts`, `${base}.mjs`, `${base}.js`].find((f) => lazyFiles.has(f));
+          return file ? { path: file, namespace: 'lazy-module' } : undefined;
+        });
+      }
       build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => ({ contents: STAND_IN(args.path), loader: 'js', resolveDir: path.dirname(args.path) }));
     },
   };

@@ -7,10 +7,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { configFilePath, logDir } from '../src/core/config/paths';
-import { loadConfigFile, parseConfigBytes, switchOffAsIn } from '../src/core/config/load';
+import { loadConfigFile, parseConfigBytes, switchOffAsIn, useConfigLoadMemo } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
 import { CONFIG_VERSION, type NotesConfig } from '../src/core/config/schema';
 import { createPathFilter } from '../src/core/workspace/listing';
+import { cacheDir } from '../src/core/workspace/listing-hint';
+import { configLoadCache } from './config-load-cache';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
@@ -35,6 +37,20 @@ let logger: Logger | undefined;
 const getLogger = (): Logger => (logger ??= new Logger({ file: path.join(logDir(), 'mcp-server.log') }));
 function log(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
   getLogger().log(level, message, fields);
+}
+
+/** This bundle's build (set by esbuild.mjs); run from the sources there is none. */
+declare const NOTESAPP_BUILD_ID: string | undefined;
+
+/**
+ * Keeps what reading the config file gives in the cache folder, for the next start of this build with the same file
+ * (see config-load-cache.ts). Run from the sources, or with the caches off (NOTESAPP_NO_CODE_CACHE), nothing is kept.
+ */
+function rememberConfigReads(): void {
+  const dir = cacheDir();
+  const build = typeof NOTESAPP_BUILD_ID === 'string' ? NOTESAPP_BUILD_ID : undefined;
+  if (!dir || !build) return;
+  useConfigLoadMemo(configLoadCache(dir, build, (message) => log('debug', message)));
 }
 
 function loadConfig(file: string): { config: NotesConfig; unusable: boolean } {
@@ -165,6 +181,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`notesapp-mcp: ${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
+  rememberConfigReads();
   const start = loadConfig(configPath);
   const { config } = start;
   if (!config.integrations.mcp.enabled) {

@@ -1,7 +1,7 @@
 // Values each server process makes for itself (random placeholders and keys). A start-up snapshot (see
 // startup-snapshot.ts) holds the heap as the server's modules left it, so a value made while they load would be the
-// same in every process started from it: such values are made again as each process is restored from the snapshot.
-// The snapshot's builder refuses a bundle that draws random bytes as it loads anywhere else.
+// same in every process started from it: such values are made on first use instead, never while the modules load.
+// The snapshot's builder refuses a bundle that draws random bytes as it loads.
 import type v8 from 'node:v8';
 
 /**
@@ -14,9 +14,16 @@ export function snapshotBeingBuilt(): typeof v8.startupSnapshot | undefined {
   return snapshot.isBuildingSnapshot() ? snapshot : undefined;
 }
 
-/** Runs `make` now, or, while a start-up snapshot is being built, as each process is restored from it instead. */
-export function perProcess(make: () => void): void {
-  const snapshot = snapshotBeingBuilt();
-  if (snapshot) snapshot.addDeserializeCallback(make);
-  else make();
+/**
+ * A value each process makes for itself the first time it is asked for (random bytes for a key or a placeholder):
+ * `get` makes it, `peek` answers undefined until then. It is never made as the modules load, so no start-up snapshot
+ * holds it, and a process that never needs it does not load what makes it (node:crypto, about 2.5 ms of a start). One
+ * made while a snapshot is being built is dropped as each process is restored from the snapshot.
+ */
+export function perProcessValue<T extends NonNullable<unknown>>(make: () => T): { get(): T; peek(): T | undefined } {
+  let value: T | undefined;
+  snapshotBeingBuilt()?.addDeserializeCallback(() => {
+    value = undefined;
+  });
+  return { get: () => (value ??= make()), peek: () => value };
 }

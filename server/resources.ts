@@ -25,7 +25,7 @@ import { firstAfter } from './tools/list-page';
 import { readNoteMetadata } from './tools/note';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
 import { currentWorkspaceInfo } from './tools/workspace';
-import { perProcess } from './per-process';
+import { perProcessValue } from './per-process';
 
 export const NOTE_URI_PREFIX = 'notesapp://notes/';
 export const WORKSPACE_INFO_URI = 'notesapp://workspace/info';
@@ -300,13 +300,10 @@ function otherCursor(position: string): number | undefined {
 }
 
 /** Signs the cursors this process issues, so that one it did not issue is told apart (see readCursor). */
-let CURSOR_KEY: Buffer;
-perProcess(() => {
-  CURSOR_KEY = randomBytes(32);
-});
+const CURSOR_KEY = perProcessValue(() => randomBytes(32));
 
 function cursorMac(body: string): string {
-  return createHmac('sha256', CURSOR_KEY).update(body).digest('base64url').slice(0, 22);
+  return createHmac('sha256', CURSOR_KEY.get()).update(body).digest('base64url').slice(0, 22);
 }
 
 /** The opaque cursor for a position in the list (a note path, or an OTHERS_CURSOR position): it, encoded, and its signature. */

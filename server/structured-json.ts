@@ -4,7 +4,7 @@
 // JSON tool's answer (search_files) may come as bytes made already: the tool result's text block holds a stand-in
 // for them, and the transport writes the bytes in its place. Their JSON is never made as a string on that path.
 import { randomUUID } from 'node:crypto';
-import { perProcess } from './per-process';
+import { perProcessValue } from './per-process';
 
 /**
  * The text block of a JSON tool's answer made already as bytes (a search's results, encoded by the text workers that
@@ -15,20 +15,37 @@ export interface EncodedAnswer {
   text: readonly Uint8Array[];
 }
 
-/** Stands for structuredContent while the rest of a reply is serialised: no client or note can know it. */
-export let STRUCTURED_PLACEHOLDER: string;
+/**
+ * The stand-ins this process writes while it serialises a reply; no client or note can know them. Made with the first
+ * reply that needs one: until then no text can hold them.
+ */
+const placeholders = perProcessValue(() => {
+  const structured = `\u0000structured-${randomUUID()}`;
+  return {
+    /** Stands for structuredContent while the rest of a reply is serialised. */
+    structured,
+    /** Stands for the text block's string while the rest of a reply with an encoded answer is serialised. */
+    text: `${structured}-text`,
+    /** How a text that stands for an encoded answer begins (see markEncodedAnswer); a number follows. */
+    answerPrefix: `${structured}-answer-`,
+  };
+});
+
+/** Stands for structuredContent while the rest of a reply is serialised. */
+export function structuredPlaceholder(): string {
+  return placeholders.get().structured;
+}
 
 /** Stands for the text block's string while the rest of a reply with an encoded answer is serialised. */
-export let TEXT_PLACEHOLDER: string;
+export function textPlaceholder(): string {
+  return placeholders.get().text;
+}
 
-/** How a text that stands for an encoded answer begins (see markEncodedAnswer); a number follows. */
-let ANSWER_PREFIX: string;
-
-perProcess(() => {
-  STRUCTURED_PLACEHOLDER = `\u0000structured-${randomUUID()}`;
-  TEXT_PLACEHOLDER = `${STRUCTURED_PLACEHOLDER}-text`;
-  ANSWER_PREFIX = `${STRUCTURED_PLACEHOLDER}-answer-`;
-});
+/** True when `text` begins as a text that stands for an encoded answer does (none does before the first is made). */
+function hasAnswerPrefix(text: string): boolean {
+  const made = placeholders.peek();
+  return made !== undefined && text.startsWith(made.answerPrefix);
+}
 
 /** Encoded answers not written yet, by the text that stands for each. */
 const answers = new Map<string, EncodedAnswer>();
@@ -53,7 +70,7 @@ export function markStructuredJson(text: string): void {
  * would leave the client a stand-in, so none is let go by count): the caller drops it when its request is cancelled.
  */
 export function markEncodedAnswer(answer: EncodedAnswer): string {
-  const text = `${ANSWER_PREFIX}${++answersMarked}`;
+  const text = `${placeholders.get().answerPrefix}${++answersMarked}`;
   answers.set(text, answer);
   return text;
 }
@@ -65,7 +82,7 @@ export function dropEncodedAnswer(text: string): void {
 
 /** True for a text that stands for an encoded answer (see markEncodedAnswer), kept or not. */
 export function isEncodedAnswerText(text: string): boolean {
-  return text.startsWith(ANSWER_PREFIX);
+  return hasAnswerPrefix(text);
 }
 
 /** True while the answer a text stands for is kept (marked, neither written nor dropped). */
@@ -75,7 +92,7 @@ export function hasEncodedAnswer(text: string): boolean {
 
 /** When `text` was registered: its registration, taken (found once); `answer` for a text that stands for one. */
 export function takeRegistered(text: string): { answer?: EncodedAnswer } | undefined {
-  if (text.startsWith(ANSWER_PREFIX)) {
+  if (hasAnswerPrefix(text)) {
     const answer = answers.get(text);
     if (!answer) return undefined;
     answers.delete(text);

@@ -26,8 +26,8 @@ import {
   type ServerLimits,
 } from './limits';
 import type { LogFn } from './logger';
-import { perProcess } from './per-process';
-import { dropEncodedAnswer, hasEncodedAnswer, isEncodedAnswerText, STRUCTURED_PLACEHOLDER, takeRegistered, TEXT_PLACEHOLDER, textBlockOf, type EncodedAnswer } from './structured-json';
+import { perProcessValue } from './per-process';
+import { dropEncodedAnswer, hasEncodedAnswer, isEncodedAnswerText, structuredPlaceholder, takeRegistered, textBlockOf, textPlaceholder, type EncodedAnswer } from './structured-json';
 
 type RequestId = string | number;
 
@@ -36,19 +36,16 @@ type RequestId = string | number;
  * request with id 0 that timed out or was cancelled would run on, and its late reply would answer a new request
  * that reuses id 0. The client never sees this id: replies carry 0 again.
  */
-let ZERO_ID_ALIAS: string;
-perProcess(() => {
-  ZERO_ID_ALIAS = `notesapp-request-0-${randomUUID()}`;
-});
+const ZERO_ID_ALIAS = perProcessValue(() => `notesapp-request-0-${randomUUID()}`);
 
 /** The id the client gave a request, from the id the SDK knows it by (see ZERO_ID_ALIAS). */
 export function clientRequestId(id: RequestId): RequestId {
-  return id === ZERO_ID_ALIAS ? 0 : id;
+  return id === ZERO_ID_ALIAS.peek() ? 0 : id;
 }
 
 /** The id the SDK knows a request by. */
 function sdkRequestId(id: RequestId): RequestId {
-  return id === 0 ? ZERO_ID_ALIAS : id;
+  return id === 0 ? ZERO_ID_ALIAS.get() : id;
 }
 
 /**
@@ -91,13 +88,6 @@ const RESUME_WRITES = 256;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-let PLACEHOLDER_JSON: string;
-let TEXT_PLACEHOLDER_JSON: string;
-perProcess(() => {
-  PLACEHOLDER_JSON = JSON.stringify(STRUCTURED_PLACEHOLDER);
-  TEXT_PLACEHOLDER_JSON = JSON.stringify(TEXT_PLACEHOLDER);
-});
-
 /**
  * A tool result whose text was registered (see structured-json.ts): with `answer`, the text's bytes, written in its
  * place; without, the text is its structuredContent's JSON, written in place of that. Otherwise undefined.
@@ -130,9 +120,11 @@ function encodeParts(message: JSONRPCMessage): Uint8Array[] {
   if (registered?.answer) return encodedLine(message, registered.result, registered.answer);
   let parts: string[];
   if (registered) {
-    const json = JSON.stringify({ ...message, result: { ...registered.result, structuredContent: STRUCTURED_PLACEHOLDER } });
-    const at = json.indexOf(PLACEHOLDER_JSON);
-    parts = [json.slice(0, at), registered.json, json.slice(at + PLACEHOLDER_JSON.length)];
+    const placeholder = structuredPlaceholder();
+    const placeholderJson = JSON.stringify(placeholder);
+    const json = JSON.stringify({ ...message, result: { ...registered.result, structuredContent: placeholder } });
+    const at = json.indexOf(placeholderJson);
+    parts = [json.slice(0, at), registered.json, json.slice(at + placeholderJson.length)];
   } else parts = [JSON.stringify(message)];
   let units = 1;
   for (const part of parts) units += part.length;
@@ -149,10 +141,12 @@ function encodeParts(message: JSONRPCMessage): Uint8Array[] {
  * JSON.stringify of the message would give.
  */
 function encodedLine(message: JSONRPCMessage, result: Record<string, unknown>, answer: EncodedAnswer): Uint8Array[] {
-  const json = JSON.stringify({ ...message, result: { ...result, content: [{ type: 'text', text: TEXT_PLACEHOLDER }] } });
-  const t = json.indexOf(TEXT_PLACEHOLDER_JSON);
+  const placeholder = textPlaceholder();
+  const placeholderJson = JSON.stringify(placeholder);
+  const json = JSON.stringify({ ...message, result: { ...result, content: [{ type: 'text', text: placeholder }] } });
+  const t = json.indexOf(placeholderJson);
   const head = Buffer.from(`${json.slice(0, t)}"`);
-  const tail = Buffer.from(`"${json.slice(t + TEXT_PLACEHOLDER_JSON.length)}\n`);
+  const tail = Buffer.from(`"${json.slice(t + placeholderJson.length)}\n`);
   return [head, ...answer.text, tail];
 }
 
@@ -254,7 +248,7 @@ export class HardenedStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    if ('id' in message && !('method' in message) && message.id === ZERO_ID_ALIAS) message = { ...message, id: 0 };
+    if ('id' in message && !('method' in message) && message.id === ZERO_ID_ALIAS.peek()) message = { ...message, id: 0 };
     const id = 'id' in message && !('method' in message) ? message.id : undefined;
     const text = 'result' in message ? textBlockOf(message.result) : undefined;
     if (id !== undefined && !this.inFlight.has(id)) {
@@ -724,9 +718,9 @@ export class HardenedStdioTransport implements Transport {
 /** A request with id 0, or a cancellation naming it, as the SDK is to see it (see ZERO_ID_ALIAS). */
 function toSdkIds(message: JSONRPCMessage): JSONRPCMessage {
   if ('method' in message) {
-    if ('id' in message && message.id === 0) return { ...message, id: ZERO_ID_ALIAS };
+    if ('id' in message && message.id === 0) return { ...message, id: ZERO_ID_ALIAS.get() };
     if (message.method === 'notifications/cancelled' && isPlainObject(message.params) && message.params.requestId === 0) {
-      return { ...message, params: { ...message.params, requestId: ZERO_ID_ALIAS } };
+      return { ...message, params: { ...message.params, requestId: ZERO_ID_ALIAS.get() } };
     }
   }
   return message;

@@ -39,10 +39,35 @@ export interface ConfigFileLoad extends ConfigLoad {
 }
 
 /**
+ * Remembers what reading a config file gave, by the file's bytes (`null`: no file), so that a process reading bytes
+ * read before skips the schema (see server/config-load-cache.ts). `get` answers a copy of its own to each caller (who
+ * may change it), with `bytes` the buffer it was given; `set` may keep what it is given or not.
+ */
+export interface ConfigLoadMemo {
+  get(bytes: Buffer | null): ConfigFileLoad | undefined;
+  set(bytes: Buffer | null, load: ConfigFileLoad): void;
+}
+
+let memo: ConfigLoadMemo | undefined;
+
+/** Makes every later read in this process consult `next` (undefined: none, the default). */
+export function useConfigLoadMemo(next: ConfigLoadMemo | undefined): void {
+  memo = next;
+}
+
+/**
  * Interprets the bytes of a config file: JSON with comments and trailing commas, like VS Code's settings
  * files. An empty file, or one of only comments, holds no settings: the defaults, and no problem to report.
  */
 export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
+  const known = memo?.get(bytes);
+  if (known) return known;
+  const load = interpret(bytes);
+  memo?.set(bytes, load);
+  return load;
+}
+
+function interpret(bytes: Buffer): ConfigFileLoad {
   const { text: decoded, encodingError } = decode(bytes);
   // A BOM is what some Windows editors write.
   const text = decoded.replace(/^\uFEFF/, '');
@@ -68,7 +93,7 @@ export function parseConfigBytes(bytes: Buffer): ConfigFileLoad {
     bytes,
     text,
     raw,
-    migratedValue: migration.migrated ? migration.value : undefined,
+    ...(migration.migrated ? { migratedValue: migration.value } : {}),
     migrationNotes: migration.notes,
   };
 }
@@ -143,7 +168,13 @@ export function loadConfigFile(file: string): ConfigFileLoad {
     bytes = readCapped(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { config: defaultConfig(), problems: [], migrated: false, migrationNotes: [] };
+    if (code === 'ENOENT') {
+      const known = memo?.get(null);
+      if (known) return known;
+      const load: ConfigFileLoad = { config: defaultConfig(), problems: [], migrated: false, migrationNotes: [] };
+      memo?.set(null, load);
+      return load;
+    }
     const reason = code === 'EFBIG' ? (err as Error).message : `cannot read ${file}: ${(err as Error).message}`;
     return { config: defaultConfig(), problems: [`${reason} (defaults used)`], migrated: false, readError: reason, migrationNotes: [] };
   }

@@ -25,18 +25,20 @@ export interface Migration {
 
 /**
  * Sections whose fields once lived at the top level of the file. A name found in two sections
- * (`excludePatterns`) is listed under `LEGACY_FLAT_OVERRIDES` to say which one it meant.
+ * (`excludePatterns`) is listed under `LEGACY_FLAT_OVERRIDES` to say which one it meant. Read when a migration
+ * runs, not as this module loads: the server loads the schema on first use (see server/lazy-modules.mjs).
  */
-const FLAT_SECTIONS = {
-  editor: editorSchema,
-  workspace: workspaceSchema,
-  files: filesSchema,
-  search: searchSchema,
-  ui: uiSchema,
-  performance: performanceSchema,
-  security: securitySchema,
-  development: developmentSchema,
-} as const;
+const flatSections = () =>
+  ({
+    editor: editorSchema,
+    workspace: workspaceSchema,
+    files: filesSchema,
+    search: searchSchema,
+    ui: uiSchema,
+    performance: performanceSchema,
+    security: securitySchema,
+    development: developmentSchema,
+  }) as const;
 
 /** Flat names that exist in several sections: the desktop app's flat `excludePatterns` hid files from the tree. */
 const LEGACY_FLAT_OVERRIDES: Record<string, string> = { excludePatterns: 'files' };
@@ -44,7 +46,7 @@ const LEGACY_FLAT_OVERRIDES: Record<string, string> = { excludePatterns: 'files'
 /** Flat key -> section, derived from the schema so that new fields are covered without editing this file. */
 export function legacyFlatKeys(): Record<string, string> {
   const owners = new Map<string, string[]>();
-  for (const [section, schema] of Object.entries(FLAT_SECTIONS)) {
+  for (const [section, schema] of Object.entries(flatSections())) {
     for (const key of Object.keys(schema.shape)) owners.set(key, [...(owners.get(key) ?? []), section]);
   }
   const map: Record<string, string> = {};

@@ -6,7 +6,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { PassThrough, Writable } from 'node:stream';
 import { DEFAULT_LIMITS } from '../../../server/limits';
-import { dropEncodedAnswer, hasEncodedAnswer, markEncodedAnswer, markStructuredJson, STRUCTURED_PLACEHOLDER, TEXT_PLACEHOLDER } from '../../../server/structured-json';
+import { dropEncodedAnswer, hasEncodedAnswer, markEncodedAnswer, markStructuredJson, structuredPlaceholder, textPlaceholder } from '../../../server/structured-json';
 import type { NotesContext } from '../../../server/tools/context';
 import { defineJsonTool, type ToolExtra } from '../../../server/tools/define-tool';
 import { encodeLine, HardenedStdioTransport } from '../../../server/transport';
@@ -20,7 +20,7 @@ function toolReply(id: string | number, structured: Record<string, unknown>, ext
 }
 
 describe('transport: encoding a reply', () => {
-  const tricky = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('"', '\\', '\u0000', '\ud800', '\udc00x', '😀', '\u2028', STRUCTURED_PLACEHOLDER, JSON.stringify(STRUCTURED_PLACEHOLDER), TEXT_PLACEHOLDER));
+  const tricky = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('"', '\\', '\u0000', '\ud800', '\udc00x', '😀', '\u2028', structuredPlaceholder(), JSON.stringify(structuredPlaceholder()), textPlaceholder()));
   const value = fc.letrec((tie) => ({
     v: fc.oneof({ depthSize: 'small' }, tricky, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(tricky, tie('v'), { maxKeys: 4 })),
   })).v;
@@ -28,7 +28,7 @@ describe('transport: encoding a reply', () => {
   it('writes a tool result whose text is its structured JSON exactly as JSON.stringify would, in every case', () => {
     fc.assert(
       fc.property(fc.oneof(fc.integer(), tricky), fc.dictionary(tricky, value, { maxKeys: 5 }), fc.boolean(), (id, structured, withMore) => {
-        const message = toolReply(id, structured, withMore ? { isError: false, _meta: { note: STRUCTURED_PLACEHOLDER } } : {});
+        const message = toolReply(id, structured, withMore ? { isError: false, _meta: { note: structuredPlaceholder() } } : {});
         assert.deepEqual(encodeLine(message), plain(message));
       }),
       { numRuns: 2000 },
@@ -43,7 +43,7 @@ describe('transport: encoding a reply', () => {
         const bytes = Buffer.from(JSON.stringify(text).slice(1, -1));
         const cut = Math.floor(bytes.length / 3);
         const standIn = markEncodedAnswer({ text: [bytes.subarray(0, cut), bytes.subarray(cut)] });
-        const more = withMore ? { isError: false, _meta: { note: TEXT_PLACEHOLDER, other: standIn } } : {};
+        const more = withMore ? { isError: false, _meta: { note: textPlaceholder(), other: standIn } } : {};
         const message = { result: { content: [{ type: 'text', text: standIn }], ...more }, jsonrpc: '2.0', id } as JSONRPCMessage;
         const written = { result: { content: [{ type: 'text', text }], ...more }, jsonrpc: '2.0', id };
         assert.deepEqual(encodeLine(message), plain(written));

@@ -83,9 +83,14 @@ describe('lazily loaded packages in the server bundle', () => {
     assert.equal(bad.valid, false);
     assert.match(bad.errorMessage ?? '', /must be number/);
     const bundle = fs.readFileSync(path.join(__dirname, '../../../dist/server-core.js'), 'utf8');
-    // One stand-in for each lazy package, and one more for gray-matter's own js-yaml 3 (the server uses js-yaml 4).
-    assert.equal(bundle.match(/\.push\("[^"]+"\);\s*real = require_/g)?.length, LAZY_PACKAGES.length + 1, 'one stand-in for each copy of a lazy package');
+    // One stand-in for each lazy package, and one more for gray-matter's own js-yaml 3 (the server uses js-yaml 4); the
+    // built-in's stand-in requires the runtime's module.
+    const builtins = LAZY_PACKAGES.filter((name: string) => name.startsWith('node:'));
+    assert.deepEqual(builtins, ['node:crypto']);
+    assert.equal(bundle.match(/\.push\("[^"]+"\);\s*real = require_/g)?.length, LAZY_PACKAGES.length - builtins.length + 1, 'one stand-in for each copy of a lazy package');
     assert.match(bundle, /\.push\("ajv"\);\s*real = require_ajv\(\);/);
+    assert.equal(bundle.match(/\.push\("node:crypto"\);\s*real = require\("node:crypto"\);/g)?.length, 1, 'one stand-in for node:crypto');
+    assert.equal(bundle.match(/require\("node:crypto"\)/g)?.length, 1, 'node:crypto is required by its stand-in only');
   });
 });
 
@@ -107,9 +112,16 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     );
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // The start before every start the tests look at: it keeps its read of the config file for them.
+  before(async () => {
+    await loadsDuring([]);
+  });
 
-  /** The lazy packages a fresh server ran during its handshake, tools/list and `calls`, in order. */
-  async function loadsDuring(calls: Array<[string, Record<string, unknown>]>): Promise<string[]> {
+  /**
+   * The lazy packages a fresh server ran during its handshake, tools/list and `calls`, in order. Its caches are in
+   * `cache` (by default one that an earlier start of this build filled, as for every start but the first).
+   */
+  async function loadsDuring(calls: Array<[string, Record<string, unknown>]>, cache = path.join(dir, 'cache')): Promise<string[]> {
     const out = path.join(dir, `loads-${calls.length}.json`);
     // A workspace of its own: the server's stop() removes it.
     const notes = fs.mkdtempSync(path.join(dir, 'notes-'));
@@ -119,7 +131,7 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     const preload = `--require ${JSON.stringify(path.join(dir, 'preload.cjs'))}`;
     const server = new RawServer({
       workspace: notes,
-      env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '), LAZY_LOADS_OUT: out },
+      env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '), LAZY_LOADS_OUT: out, NOTESAPP_CACHE_DIR: cache, NOTESAPP_NO_CODE_CACHE: '' },
     });
     try {
       await server.initialize();
@@ -134,13 +146,27 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     return JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
   }
 
-  it('runs none of them for the handshake, tools/list, list_files, read_file and a plain search', async () => {
+  it("loads the configuration's schema on a start only when this build has not read the same config file before", async () => {
+    const cache = path.join(dir, 'first-start');
+    assert.deepEqual(await loadsDuring([], cache), ['src/core/config/schema.ts'], 'the first start reads the file with it');
+    assert.deepEqual(await loadsDuring([], cache), [], 'the next takes the read it kept');
+    assert.ok(fs.readdirSync(cache).some((name) => name.startsWith('config-load-')), 'the read is kept in the cache folder');
+  });
+
+  it('runs none of them, nor node:crypto, for the handshake and tools/list', async () => {
+    assert.deepEqual(await loadsDuring([]), []);
+    const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-0.json.builtins'), 'utf8')) as string[];
+    assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
+    assert.ok(!builtins.includes('NativeModule crypto'), 'node:crypto is not loaded');
+  });
+
+  it('runs none of them for list_files, read_file and a plain search but node:crypto, for the stand-in of their structured replies', async () => {
     const loads = await loadsDuring([
       ['list_files', {}],
       ['read_file', { path: 'a.md' }],
       ['search_files', { query: 'deadline' }],
     ]);
-    assert.deepEqual(loads, []);
+    assert.deepEqual(loads, ['node:crypto']);
     // Nor node:v8 (about 2 ms), which only a start-up snapshot's build needs (see per-process.ts).
     const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-3.json.builtins'), 'utf8')) as string[];
     assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
