@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { asciiOutput } from './server/ascii-output.mjs';
-import { lazyModules } from './server/lazy-modules.mjs';
-import { sharedBuiltins } from './server/shared-builtins.mjs';
+import { LAZY_PACKAGES, lazyModules } from './server/lazy-modules.mjs';
+import { SHARED_BUILTINS, sharedBuiltins } from './server/shared-builtins.mjs';
 import { zodEnglishOnly } from './server/zod-locales.mjs';
 
 const serverOut = process.argv.find((a) => a.startsWith('--server-out='))?.slice('--server-out='.length);
@@ -58,9 +58,10 @@ const builds = [
     outdir: 'dist',
     // Names this build in what the server keeps between starts (see server/config-load-cache.ts).
     define: { NOTESAPP_BUILD_ID: JSON.stringify(`${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`) },
-    // Note parsing and the editor bridge load on first use, not at every start; the built-ins many modules import
-    // whole are shared (shared-builtins.mjs); zod's English only (zod-locales.mjs).
-    plugins: [sharedBuiltins(), zodEnglishOnly(), lazyModules(), asciiOutput()],
+    // Note parsing and the editor bridge load on first use, not at every start, as do the built-ins lazy-modules.mjs
+    // names; the other built-ins many modules import whole are shared (shared-builtins.mjs); zod's English only
+    // (zod-locales.mjs).
+    plugins: [sharedBuiltins(SHARED_BUILTINS.filter((id) => !LAZY_PACKAGES.includes(id))), zodEnglishOnly(), lazyModules(), asciiOutput()],
   },
   {
     // What makes a start-up snapshot of the server (see src/core/startup-snapshot.ts), beside server-core.js.

@@ -8,12 +8,14 @@ import path from 'node:path';
 /** Packages made lazy: note parsing (gray-matter and js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
  * configuration writes (write-file-atomic, which the server never does) and the regular-expression parser that
  * finds the text ripgrep looks for (regexpp), and Ajv, the SDK's validator of answers to elicitation requests (made on
- * first use, see server.ts). And one built-in: node:crypto, which the server's modules import for keys, hashes and
- * temporary names they make only once at work (about 2.5 ms of a start; see per-process.ts). */
-export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats', 'node:crypto'];
+ * first use, see server.ts). And two built-ins: node:crypto, which the server's modules import for keys, hashes and
+ * temporary names they make only once at work (about 2.5 ms of a start; see per-process.ts), and node:fs/promises,
+ * which only requests use (about 1 ms; the build leaves it out of the shared built-ins, see esbuild.mjs). */
+export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats', 'node:crypto', 'node:fs/promises'];
 
 /** The package a resolved file belongs to (the last node_modules segment): what a load is counted as. */
 const packageOf = (file) => {
+  if (file.startsWith('node:')) return file;
   if (!/[\\/]node_modules[\\/]/.test(file) && path.isAbsolute(file)) return path.relative(process.cwd(), file).split(path.sep).join('/');
   const parts = file.split(/[\\/]node_modules[\\/]/).pop().split(/[\\/]/);
   return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];

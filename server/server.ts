@@ -35,6 +35,9 @@ export interface NotesServerDeps {
   watchConfig?: (apply: (config: NotesConfig) => void) => () => void;
 }
 
+/** How long after the server is made its configuration is watched when the client has not said it is initialized. */
+const CONFIG_WATCH_DELAY_MS = 1000;
+
 function disabledCategories(config: NotesConfig): string[] {
   return Object.entries(config.integrations.mcp.tools)
     .filter(([, on]) => !on)
@@ -160,10 +163,22 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   const promptRequestsChecked = checkPromptRequests(server);
   registerPrompts(ctx);
   if (!promptRequestsChecked()) throw new Error('the MCP SDK did not install its prompts/get handler through setRequestHandler');
-  // Live configuration (see NotesContext.applyConfig); stopped with the connection so the process can exit.
-  const stopWatchingConfig = deps.watchConfig?.((next) => ctx.applyConfig(next));
+  // Live configuration (see NotesContext.applyConfig), watched once the handshake is done, or a second after the
+  // server is made for a client that never says it is initialized: setting up the watches took about 2.5 ms, which
+  // the handshake need not wait for. A change made before then is still seen (the watch rereads the file as it
+  // starts). Stopped with the connection so the process can exit.
+  let stopWatchingConfig: (() => void) | undefined;
+  let closed = false;
+  const watchConfig = () => {
+    clearTimeout(configWatchTimer);
+    if (!closed && !stopWatchingConfig) stopWatchingConfig = deps.watchConfig?.((next) => ctx.applyConfig(next));
+  };
+  const configWatchTimer = setTimeout(watchConfig, CONFIG_WATCH_DELAY_MS);
+  configWatchTimer.unref();
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
+    closed = true;
+    clearTimeout(configWatchTimer);
     stopWatchingConfig?.();
     previousOnClose?.();
     watchers.dispose();
@@ -178,7 +193,10 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   server.server.oninitialized = () => {
     previousOnInitialized?.();
     // Once: a client may send notifications/initialized again.
-    if (!initialized) ctx.startBackgroundWork();
+    if (!initialized) {
+      ctx.startBackgroundWork();
+      watchConfig();
+    }
     initialized = true;
   };
   return server;

@@ -9,7 +9,7 @@ import { createPathFilter, pathListed } from './listing';
 import { tooLongError, type GuardedPath, type PathGuard } from './path-guard';
 import { isTempFileName, tempFileName } from './temp-files';
 
-const READ_FLAGS = readNoWaitFlags(fs.constants);
+const READ_FLAGS = readNoWaitFlags(fsConstants);
 
 function notAFile(relative: string, stat: Stats, use: 'read' | 'written' = 'read'): NotesError {
   return stat.isDirectory()

@@ -1,5 +1,6 @@
 // The one gate every file access passes: resolves a user-supplied path and refuses anything outside the workspace.
 import fs from 'node:fs/promises';
+import { realpath as realpathCallback, stat as statCallback, type Stats } from 'node:fs';
 import path from 'node:path';
 import { NotesError } from '../errors';
 
@@ -114,12 +115,14 @@ export class PathGuard {
   static async create(root: string): Promise<PathGuard> {
     const absolute = path.resolve(root);
     let real: string;
+    // Through node:fs's callbacks (the same system calls as node:fs/promises), which a server start has loaded
+    // already: node:fs/promises is loaded by the first request that needs it, not before the handshake.
     try {
-      real = await fs.realpath(absolute);
+      real = await new Promise<string>((resolve, reject) => realpathCallback.native(absolute, (err, found) => (err ? reject(err) : resolve(found))));
     } catch {
       throw new NotesError('NOT_FOUND', `Workspace folder does not exist: ${absolute}`);
     }
-    const stat = await fs.stat(real);
+    const stat = await new Promise<Stats>((resolve, reject) => statCallback(real, (err, found) => (err ? reject(err) : resolve(found))));
     if (!stat.isDirectory()) throw new NotesError('INVALID_ARGUMENT', `Workspace is not a folder: ${absolute}`);
     return new PathGuard(absolute, real);
   }

@@ -86,11 +86,15 @@ describe('lazily loaded packages in the server bundle', () => {
     // One stand-in for each lazy package, and one more for gray-matter's own js-yaml 3 (the server uses js-yaml 4); the
     // built-in's stand-in requires the runtime's module.
     const builtins = LAZY_PACKAGES.filter((name: string) => name.startsWith('node:'));
-    assert.deepEqual(builtins, ['node:crypto']);
+    assert.deepEqual(builtins, ['node:crypto', 'node:fs/promises']);
     assert.equal(bundle.match(/\.push\("[^"]+"\);\s*real = require_/g)?.length, LAZY_PACKAGES.length - builtins.length + 1, 'one stand-in for each copy of a lazy package');
     assert.match(bundle, /\.push\("ajv"\);\s*real = require_ajv\(\);/);
-    assert.equal(bundle.match(/\.push\("node:crypto"\);\s*real = require\("node:crypto"\);/g)?.length, 1, 'one stand-in for node:crypto');
-    assert.equal(bundle.match(/require\("node:crypto"\)/g)?.length, 1, 'node:crypto is required by its stand-in only');
+    for (const id of builtins) {
+      const required = `require(${JSON.stringify(id)})`;
+      const standIn = new RegExp(`\\.push\\(${JSON.stringify(id).replace(/[/]/g, '\\/')}\\);\\s*real = require\\(${JSON.stringify(id).replace(/[/]/g, '\\/')}\\);`, 'g');
+      assert.equal(bundle.match(standIn)?.length, 1, `one stand-in for ${id}`);
+      assert.equal(bundle.split(required).length - 1, 1, `${id} is required by its stand-in only`);
+    }
   });
 });
 
@@ -153,20 +157,21 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     assert.ok(fs.readdirSync(cache).some((name) => name.startsWith('config-load-')), 'the read is kept in the cache folder');
   });
 
-  it('runs none of them, nor node:crypto, for the handshake and tools/list', async () => {
+  it('runs none of them, nor node:crypto and node:fs/promises, for the handshake and tools/list', async () => {
     assert.deepEqual(await loadsDuring([]), []);
     const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-0.json.builtins'), 'utf8')) as string[];
     assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
     assert.ok(!builtins.includes('NativeModule crypto'), 'node:crypto is not loaded');
+    assert.ok(!builtins.includes('NativeModule fs/promises'), 'node:fs/promises is not loaded');
   });
 
-  it('runs none of them for list_files, read_file and a plain search but node:crypto, for the stand-in of their structured replies', async () => {
+  it('runs none of them for list_files, read_file and a plain search, but the built-ins they use: node:fs/promises, and node:crypto for the stand-in of their structured replies', async () => {
     const loads = await loadsDuring([
       ['list_files', {}],
       ['read_file', { path: 'a.md' }],
       ['search_files', { query: 'deadline' }],
     ]);
-    assert.deepEqual(loads, ['node:crypto']);
+    assert.deepEqual([...loads].sort(), ['node:crypto', 'node:fs/promises']);
     // Nor node:v8 (about 2 ms), which only a start-up snapshot's build needs (see per-process.ts).
     const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-3.json.builtins'), 'utf8')) as string[];
     assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
