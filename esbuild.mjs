@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { asciiOutput } from './server/ascii-output.mjs';
 import { LAZY_PACKAGES, lazyModules } from './server/lazy-modules.mjs';
+import { lazySdkSchemas } from './server/lazy-sdk-schemas.mjs';
 import { SHARED_BUILTINS, sharedBuiltins } from './server/shared-builtins.mjs';
 import { zodEnglishOnly } from './server/zod-locales.mjs';
 
@@ -59,9 +60,9 @@ const builds = [
     // Names this build in what the server keeps between starts (see server/config-load-cache.ts).
     define: { NOTESAPP_BUILD_ID: JSON.stringify(`${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`) },
     // Note parsing and the editor bridge load on first use, not at every start, as do the built-ins lazy-modules.mjs
-    // names; the other built-ins many modules import whole are shared (shared-builtins.mjs); zod's English only
-    // (zod-locales.mjs).
-    plugins: [sharedBuiltins(SHARED_BUILTINS.filter((id) => !LAZY_PACKAGES.includes(id))), zodEnglishOnly(), lazyModules(), asciiOutput()],
+    // names, and the MCP SDK's schemas are built on first use (lazy-sdk-schemas.mjs); the other built-ins many
+    // modules import whole are shared (shared-builtins.mjs); zod's English only (zod-locales.mjs).
+    plugins: [sharedBuiltins(SHARED_BUILTINS.filter((id) => !LAZY_PACKAGES.includes(id))), zodEnglishOnly(), lazyModules(), lazySdkSchemas(), asciiOutput()],
   },
   {
     // What makes a start-up snapshot of the server (see src/core/startup-snapshot.ts), beside server-core.js.

@@ -63,7 +63,8 @@ export function configLoadCache(dir: string, build: string, onError: (message: s
         if (name.startsWith(prefix) && name !== own && name.endsWith('.json')) fs.rmSync(path.join(dir, name), { force: true });
       }
       const tmp = path.join(dir, `${own}.${process.pid}.tmp`);
-      fs.writeFileSync(tmp, JSON.stringify({ entries: read() }));
+      // Readable by the user only: a configuration may hold secrets (plugin settings, keys).
+      fs.writeFileSync(tmp, JSON.stringify({ entries: read() }), { mode: 0o600 });
       fs.renameSync(tmp, file);
     } catch (err) {
       onError(`the configuration read could not be kept in ${dir}: ${(err as Error).message}`);

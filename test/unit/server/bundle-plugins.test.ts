@@ -1,6 +1,7 @@
-// Two esbuild plugins that take work out of every start of the bundles in dist/ (see esbuild.mjs): one module object
-// per Node built-in (server/shared-builtins.mjs), and zod's English only (server/zod-locales.mjs). Each is built
-// here around a small entry, run, and looked for in the built bundles.
+// Three esbuild plugins that take work out of every start of the bundles in dist/ (see esbuild.mjs): one module
+// object per Node built-in (server/shared-builtins.mjs), zod's English only (server/zod-locales.mjs), and the MCP
+// SDK's schemas built on first use (server/lazy-sdk-schemas.mjs). Each is built here around a small entry, run, and
+// looked for in the built bundles.
 import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +14,8 @@ import { z } from 'zod';
 import { SHARED_BUILTINS, sharedBuiltins } from '../../../server/shared-builtins.mjs';
 // @ts-expect-error: a plain ES module without types (the build script's plugin)
 import { zodEnglishOnly } from '../../../server/zod-locales.mjs';
+// @ts-expect-error: a plain ES module without types (the build script's plugin)
+import { LAZY_SCHEMAS_KEY, lazySdkSchemas, makeSchemasLazy } from '../../../server/lazy-sdk-schemas.mjs';
 
 const root = path.join(__dirname, '../../..');
 const dist = (name: string) => fs.readFileSync(path.join(root, 'dist', name), 'utf8');
@@ -107,6 +110,77 @@ describe('bundle plugins', () => {
       const german = /datetime: "([^"]+)"/.exec(fs.readFileSync(path.join(root, 'node_modules/zod/v4/locales/de.js'), 'utf8'))?.[1];
       assert.ok(german, "zod's German locale has a datetime entry");
       for (const name of ['server-core.js', 'extension.js']) assert.ok(!dist(name).includes(german), `${name} holds zod's German`);
+    });
+  });
+
+  describe("the MCP SDK's schemas built on first use", () => {
+    // A module laid out as the SDK's types.js is: schemas made of zod and of each other, and what is not a schema.
+    const types = `import * as z from 'zod/v4';
+export const VERSION = '1.0';
+export const built = [];
+const counted = (name, schema) => (built.push(name), schema);
+const BaseSchema = counted('Base', z.object({ id: z.string() }));
+export const ItemSchema = counted('Item', BaseSchema.extend({ size: z.number().int().describe('bytes') }));
+export const OtherSchema = counted('Other', z.object({ kind: z.literal('other') }));
+export const EitherSchema = counted('Either', z.union([ItemSchema, OtherSchema]));
+export const UnusedSchema = counted('Unused', z.object({ never: z.boolean() }));
+export const AliasSchema = ItemSchema;
+export const isItem = (value) => ItemSchema.safeParse(value).success;
+`;
+    const files = {
+      'types.mjs': types,
+      'entry.mjs': "import { z } from 'zod/v4';\nexport * from './types.mjs';\nexport { z };\n",
+    };
+    const plugin = () => lazySdkSchemas(/types\.mjs$/);
+    const hook = () => (globalThis as Record<symbol, { total(): number; built(): number; buildAll(): void } | undefined>)[Symbol.for(LAZY_SCHEMAS_KEY)];
+
+    it('builds no schema as the module loads, and each one the first time it is used, once', async () => {
+      const { exports: m } = await bundle('lazy-schemas', files, [plugin()]);
+      const built = m.built as string[];
+      assert.deepEqual(built, [], 'none built as the module loads');
+      assert.equal(m.VERSION, '1.0', 'what is not a schema is as it was');
+      const item = m.ItemSchema as z.ZodType;
+      assert.deepEqual(item.parse({ id: 'a', size: 3 }), { id: 'a', size: 3 });
+      assert.deepEqual(built, ['Base', 'Item'], 'the schema and what it is made of');
+      assert.equal((m.isItem as (v: unknown) => boolean)({ id: 'a', size: 1.5 }), false);
+      assert.equal(m.AliasSchema, m.ItemSchema, 'an alias is the same stand-in');
+      const either = m.EitherSchema as z.ZodType;
+      assert.equal(either.safeParse({ kind: 'other' }).success, true);
+      assert.equal(either.safeParse({ kind: 'else' }).success, false);
+      assert.deepEqual([...built].sort(), ['Base', 'Either', 'Item', 'Other']);
+      assert.equal(hook()?.total(), 5);
+      assert.equal(hook()?.built(), 4, 'the unused one is never built');
+      hook()?.buildAll();
+      assert.deepEqual([...built].sort(), ['Base', 'Either', 'Item', 'Other', 'Unused'], 'all built on demand, each once');
+    });
+
+    it('gives stand-ins that zod and its users take for the schemas', async () => {
+      const { exports: m } = await bundle('lazy-schemas-use', files, [plugin()]);
+      const item = m.ItemSchema as z.ZodObject;
+      const zod = m.z as typeof z;
+      assert.ok(item instanceof zod.ZodType, 'instanceof');
+      assert.ok('_zod' in item);
+      assert.deepEqual(Object.keys(item.shape), ['id', 'size']);
+      assert.deepEqual(Object.keys(item), Object.keys(zod.object({})), 'its keys');
+      for (const key of Reflect.ownKeys(zod.object({}))) assert.ok(Reflect.ownKeys(item).includes(key), `its own key ${String(key)}`);
+      assert.equal(Object.getPrototypeOf(item), Object.getPrototypeOf(zod.object({})), 'its prototype');
+      assert.deepEqual(zod.toJSONSchema(item), zod.toJSONSchema(zod.object({ id: zod.string(), size: zod.number().int().describe('bytes') })), 'its JSON Schema');
+      const extended = item.extend({ tag: zod.string() });
+      assert.deepEqual(extended.parse({ id: 'a', size: 1, tag: 't' }), { id: 'a', size: 1, tag: 't' });
+      assert.equal(zod.array(item).safeParse([{ id: 'a', size: 1 }, { id: 'b' }]).success, false);
+    });
+
+    it('leaves a module that holds no schema as it was, and says so', () => {
+      const source = "export const VERSION = '1';\nexport const make = () => 1;\n";
+      assert.deepEqual(makeSchemasLazy(source).count, 0);
+      assert.ok(makeSchemasLazy(types).count === 5);
+    });
+
+    it("is how dist/ carries the SDK's schemas (lazy-modules.test.ts counts those the handshake builds)", () => {
+      const text = dist('server-core.js');
+      assert.ok(text.includes(`Symbol.for(${JSON.stringify(LAZY_SCHEMAS_KEY)})`), 'the server bundle makes them lazy');
+      const sdkTypes = fs.readFileSync(path.join(root, 'node_modules/@modelcontextprotocol/sdk/dist/esm/types.js'), 'utf8');
+      assert.ok(makeSchemasLazy(sdkTypes).count > 100, "the SDK's schemas are found");
     });
   });
 });

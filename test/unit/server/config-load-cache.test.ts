@@ -73,6 +73,15 @@ describe('config reads kept between starts', () => {
     });
   }
 
+  it('keeps them readable by the user only: a configuration may hold secrets', function () {
+    if (process.platform === 'win32') this.skip(); // no POSIX modes: the user's profile folder is private
+    fs.writeFileSync(configFile, JSON.stringify({ plugins: { settings: { mail: { apiKey: 'secret' } } } }));
+    const memo = fresh();
+    loadConfigFile(configFile);
+    memo.memo.flush();
+    assert.equal(fs.statSync(configLoadCacheFile(cache, 'b1')).mode & 0o777, 0o600);
+  });
+
   it('reads the file again once its bytes change, however little', () => {
     fs.writeFileSync(configFile, JSON.stringify({ editor: { fontSize: 20 } }));
     const first = fresh();

@@ -111,6 +111,8 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
           const fs = require('node:fs');
           fs.writeFileSync(process.env.LAZY_LOADS_OUT, JSON.stringify(loads));
           fs.writeFileSync(process.env.LAZY_LOADS_OUT + '.builtins', JSON.stringify(process.moduleLoadList));
+          const schemas = globalThis[Symbol.for('notesapp.lazySdkSchemas')];
+          fs.writeFileSync(process.env.LAZY_LOADS_OUT + '.schemas', JSON.stringify(schemas ? { total: schemas.total(), built: schemas.built() } : null));
         });
       }`,
     );
@@ -163,6 +165,10 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
     assert.ok(!builtins.includes('NativeModule crypto'), 'node:crypto is not loaded');
     assert.ok(!builtins.includes('NativeModule fs/promises'), 'node:fs/promises is not loaded');
+    // The MCP SDK's schemas are built on first use (see lazy-sdk-schemas.mjs): fewer than half for these.
+    const schemas = JSON.parse(fs.readFileSync(path.join(dir, 'loads-0.json.schemas'), 'utf8')) as { total: number; built: number };
+    assert.ok(schemas.total > 100, `${schemas.total} schemas`);
+    assert.ok(schemas.built > 0 && schemas.built < schemas.total / 2, `${schemas.built} of ${schemas.total} built`);
   });
 
   it('runs none of them for list_files, read_file and a plain search, but the built-ins they use: node:fs/promises, and node:crypto for the stand-in of their structured replies', async () => {
