@@ -16,7 +16,7 @@ import * as acorn from 'acorn';
 /** The SDK's module of protocol schemas, as esbuild resolves it for the server (the ES module build). */
 export const SDK_TYPES = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/;
 
-/** Where the stand-ins can be counted and all built: the start-up snapshot builds them all (see main.ts). */
+/** Where the stand-ins can be counted and all built (the tests look there). */
 export const LAZY_SCHEMAS_KEY = 'notesapp.lazySdkSchemas';
 
 const HELPER = `
