@@ -1,11 +1,15 @@
 // createNotesServer(deps): builds the MCP server with everything it offers. No side effects at import.
 import { McpServer, type RegisteredPrompt, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import fsPromises from 'node:fs/promises';
 import { z } from 'zod';
 import type { NotesConfig } from '../src/core/config/schema';
+import { warmUpInTurns, type WarmUpStep } from './idle-warm-up';
 import { registerPrompts } from './prompts';
 import { registerResources } from './resources';
+import { structuredPlaceholder } from './structured-json';
 import { NotesContext } from './tools/context';
 import { registerTools } from './tools/index';
 import { ProtocolError, ProtocolErrorCode } from './tools/protocol-error';
@@ -33,6 +37,22 @@ export interface NotesServerDeps {
   maxResultBytes?: number;
   /** Starts watching the config file: `apply` gets each new configuration; returns a function that stops. */
   watchConfig?: (apply: (config: NotesConfig) => void) => () => void;
+}
+
+/**
+ * What the first requests need and the handshake does not, made ready in the turns after it (see idle-warm-up.ts):
+ * each of these cost the first tool call 1 to 4 ms when it was made then, and the handshake as much when made before.
+ */
+function afterHandshake(watchConfig: () => void): WarmUpStep[] {
+  return [
+    { name: 'the configuration watch', run: watchConfig },
+    // node:crypto, loaded on first use (see lazy-modules.mjs), for the stand-ins of structured replies.
+    { name: 'the structured replies', run: () => void structuredPlaceholder() },
+    // The SDK checks every tool result with this schema, which the bundle builds on first use (lazy-sdk-schemas.mjs).
+    { name: "the SDK's check of tool results", run: () => void CallToolResultSchema.safeParse({ content: [{ type: 'text', text: '' }] }) },
+    // Loaded on first use as well (see lazy-modules.mjs); the tools read and write files with it.
+    { name: 'node:fs/promises', run: () => void fsPromises.constants },
+  ];
 }
 
 /** How long after the server is made its configuration is watched when the client has not said it is initialized. */
@@ -163,11 +183,12 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   const promptRequestsChecked = checkPromptRequests(server);
   registerPrompts(ctx);
   if (!promptRequestsChecked()) throw new Error('the MCP SDK did not install its prompts/get handler through setRequestHandler');
-  // Live configuration (see NotesContext.applyConfig), watched once the handshake is done, or a second after the
-  // server is made for a client that never says it is initialized: setting up the watches took about 2.5 ms, which
-  // the handshake need not wait for. A change made before then is still seen (the watch rereads the file as it
-  // starts). Stopped with the connection so the process can exit.
+  // Live configuration (see NotesContext.applyConfig), watched once the handshake is done (the first step of the
+  // warm-up below), or a second after the server is made for a client that never says it is initialized: setting up
+  // the watches took about 2.5 ms, which the handshake need not wait for. A change made before then is still seen
+  // (the watch rereads the file as it starts). Stopped with the connection so the process can exit.
   let stopWatchingConfig: (() => void) | undefined;
+  let stopWarmUp: (() => void) | undefined;
   let closed = false;
   const watchConfig = () => {
     clearTimeout(configWatchTimer);
@@ -178,6 +199,7 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
   const previousOnClose = server.server.onclose;
   server.server.onclose = () => {
     closed = true;
+    stopWarmUp?.();
     clearTimeout(configWatchTimer);
     stopWatchingConfig?.();
     previousOnClose?.();
@@ -195,7 +217,7 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
     // Once: a client may send notifications/initialized again.
     if (!initialized) {
       ctx.startBackgroundWork();
-      watchConfig();
+      stopWarmUp = warmUpInTurns(afterHandshake(watchConfig), (message) => deps.log('debug', message));
     }
     initialized = true;
   };
