@@ -32,9 +32,8 @@ export function configLoadCacheFile(dir: string, build: string): string {
 
 /**
  * A memo of config file reads (see useConfigLoadMemo in load.ts), whichever file they were of, kept in `dir` for build
- * `build`. A cache file that
- * cannot be read or is not one of ours is taken as empty; one that cannot be written costs only speed. `onError` hears
- * of a failed write.
+ * `build`. A cache file that cannot be read or is not one of ours is taken as empty; one that cannot be written costs
+ * only speed. `onError` hears of a failed write.
  */
 export function configLoadCache(dir: string, build: string, onError: (message: string) => void = () => undefined): ConfigLoadMemo & { flush(): void } {
   const file = configLoadCacheFile(dir, build);

@@ -116,7 +116,7 @@ export class PathGuard {
     const absolute = path.resolve(root);
     let real: string;
     // Through node:fs's callbacks (the same system calls as node:fs/promises), which a server start has loaded
-    // already: node:fs/promises is loaded by the first request that needs it, not before the handshake.
+    // already: the server loads node:fs/promises after the handshake, not before it (see server/idle-warm-up.ts).
     try {
       real = await new Promise<string>((resolve, reject) => realpathCallback.native(absolute, (err, found) => (err ? reject(err) : resolve(found))));
     } catch {
