@@ -105,11 +105,12 @@ export function configLoadCache(dir: string, build: string, onError: (message: s
   };
 }
 
-/** Writes not yet made, made as the process exits. */
+/** Writes not yet made, made as the process exits (one exit listener for every cache of the process). */
 const dueAtExit = new Set<() => void>();
+let exitHooked = false;
 
 function flushAtExit(flush: () => void): void {
-  if (dueAtExit.size === 0 && !exitHooked) {
+  if (!exitHooked) {
     exitHooked = true;
     process.once('exit', () => {
       for (const due of [...dueAtExit]) due();
@@ -117,7 +118,6 @@ function flushAtExit(flush: () => void): void {
   }
   dueAtExit.add(flush);
 }
-let exitHooked = false;
 
 function keyOf(bytes: Buffer | null): string | null | undefined {
   if (bytes === null) return null;
