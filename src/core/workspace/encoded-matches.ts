@@ -30,10 +30,18 @@ export interface EncodedMatches {
   text: Uint8Array;
 }
 
+/** Encodes results one file at a time, as they are found (see matchEncoder). */
+export interface MatchEncoder {
+  /** Appends the results `lines` of the file at `index` of the paths (files are added in order, each once). */
+  add(index: number, lines: readonly LineMatch[]): void;
+  /** The results added so far, as EncodedMatches; the encoder is not used after. */
+  done(): EncodedMatches;
+}
+
 /**
- * Encodes the matches `found` on `paths` (see EncodedMatches). Self-contained on purpose: its source text also runs
- * inside the text worker, so it must not refer to anything outside itself. The bytes lie in buffers of their own,
- * never Node's shared pool, so that they can be moved to another thread.
+ * Encodes results on `paths` as they are found, file by file (see EncodedMatches). Self-contained on purpose: its
+ * source text also runs inside the text worker, so it must not refer to anything outside itself. The bytes lie in
+ * buffers of their own, never Node's shared pool, so that they can be moved to another thread.
  *
  * Each result is written as one string, its JSON escaped, converted to UTF-8 straight into the buffer (one call into
  * native code a result, which also gives its end). A string with no quote, backslash, control character or
@@ -42,48 +50,65 @@ export interface EncodedMatches {
  * expression (8 386 results, 4.4 MB) this took 41-48 ms a search where serialising all the results at once,
  * converting that to UTF-8 and escaping it byte by byte took 65-98 ms (and 50-80 ms on a worker's first search
  * where that took 94-174 ms), with the results' JSON still made as a string too.
+ *
+ * A file's results are encoded as soon as it is searched, so that its lines and their text die young: kept until
+ * the end of a search, the benchmark's 8 386 matched lines (and the 2.9 MB of text they are cut from) survived
+ * every young-generation collection of a worker's first search, and were copied at each one.
  */
-export function encodeMatches(paths: readonly string[], found: ReadonlyArray<readonly [number, readonly LineMatch[]]>): EncodedMatches {
-  const files = new Int32Array(found.length * 2);
-  let count = 0;
-  let room = 0;
-  for (const [index, lines] of found) {
-    count += lines.length;
-    for (const [, content, match] of lines) room += paths[index].length + content.length + match.length;
-  }
-  const ends = new Int32Array(count);
-  if (count === 0) return { files, ends, text: new Uint8Array(0) };
+export function matchEncoder(paths: readonly string[]): MatchEncoder {
   /** Finds what JSON.stringify would escape (a surrogate only when alone, but any is sent the slow way). */
   // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
   const special = /["\\\u0000-\u001f\ud800-\udfff]/;
-  // Room for text with nothing to escape, in one byte a character (each result's names, line number and punctuation
-  // take under 64), and some more; grown when a result might not fit (UTF-8 takes at most 3 bytes a UTF-16 unit).
-  let text = Buffer.allocUnsafeSlow(room + (room >> 3) + count * 64);
+  let files = new Int32Array(64);
+  let fileCount = 0;
+  let ends = new Int32Array(256);
+  let count = 0;
+  // Grown by doubling when a result might not fit (UTF-8 takes at most 3 bytes a UTF-16 unit). Pages of it never
+  // written take no memory.
+  let text = Buffer.allocUnsafeSlow(0);
   let at = 0;
-  let r = 0;
-  for (let f = 0; f < found.length; f++) {
-    const [index, lines] = found[f];
-    files[f * 2] = index;
-    files[f * 2 + 1] = lines.length;
-    const file = paths[index];
-    const filePlain = !special.test(file);
-    const fileText = filePlain ? `\\"${file}\\"` : JSON.stringify(JSON.stringify(file)).slice(1, -1);
-    for (const [line, content, match] of lines) {
-      const contentPlain = !special.test(content);
-      const matchPlain = !special.test(match);
-      const contentText = contentPlain ? `\\"${content}\\"` : JSON.stringify(JSON.stringify(content)).slice(1, -1);
-      const matchText = matchPlain ? `\\"${match}\\"` : JSON.stringify(JSON.stringify(match)).slice(1, -1);
-      const escaped = `{\\"file\\":${fileText},\\"line\\":${line},\\"content\\":${contentText},\\"match\\":${matchText}},`;
-      if (text.length - at < escaped.length * 3) {
-        const grown = Buffer.allocUnsafeSlow(Math.max(text.length * 2, at + escaped.length * 3));
-        text.copy(grown, 0, 0, at);
-        text = grown;
+  return {
+    add(index, lines) {
+      if (lines.length === 0) return;
+      if (fileCount * 2 === files.length) {
+        const grown = new Int32Array(files.length * 2);
+        grown.set(files);
+        files = grown;
       }
-      at += text.write(escaped, at);
-      ends[r++] = at;
-    }
-  }
-  return { files, ends, text: new Uint8Array(text.buffer, text.byteOffset, at) };
+      files[fileCount * 2] = index;
+      files[fileCount * 2 + 1] = lines.length;
+      fileCount++;
+      if (count + lines.length > ends.length) {
+        const grown = new Int32Array(Math.max(ends.length * 2, count + lines.length));
+        grown.set(ends);
+        ends = grown;
+      }
+      const file = paths[index];
+      const fileText = special.test(file) ? JSON.stringify(JSON.stringify(file)).slice(1, -1) : `\\"${file}\\"`;
+      for (const [line, content, match] of lines) {
+        const contentText = special.test(content) ? JSON.stringify(JSON.stringify(content)).slice(1, -1) : `\\"${content}\\"`;
+        const matchText = special.test(match) ? JSON.stringify(JSON.stringify(match)).slice(1, -1) : `\\"${match}\\"`;
+        const escaped = `{\\"file\\":${fileText},\\"line\\":${line},\\"content\\":${contentText},\\"match\\":${matchText}},`;
+        if (text.length - at < escaped.length * 3) {
+          const grown = Buffer.allocUnsafeSlow(Math.max(text.length * 2, at + escaped.length * 3, 65536));
+          text.copy(grown, 0, 0, at);
+          text = grown;
+        }
+        at += text.write(escaped, at);
+        ends[count++] = at;
+      }
+    },
+    done() {
+      return { files: files.slice(0, fileCount * 2), ends: ends.slice(0, count), text: new Uint8Array(text.buffer, text.byteOffset, at) };
+    },
+  };
+}
+
+/** Encodes the matches `found` on `paths` at once (see matchEncoder). */
+export function encodeMatches(paths: readonly string[], found: ReadonlyArray<readonly [number, readonly LineMatch[]]>): EncodedMatches {
+  const encoder = matchEncoder(paths);
+  for (const [index, lines] of found) encoder.add(index, lines);
+  return encoder.done();
 }
 
 /**

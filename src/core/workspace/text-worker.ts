@@ -5,7 +5,7 @@ import type pathModule from 'node:path';
 import type threadsModule from 'node:worker_threads';
 import type { Worker } from 'node:worker_threads';
 import { NotesError } from '../errors';
-import { encodeMatches, matchesThrough, mergeMatches, postedMatches, type EncodedMatches } from './encoded-matches';
+import { matchEncoder, matchesThrough, mergeMatches, postedMatches, type EncodedMatches } from './encoded-matches';
 import { globMatcher, type CompiledGlob } from './listing';
 import { matchLines, type LineMatch } from './match';
 import { recheck, type PrelistHead, type Prelisting } from './prelist';
@@ -107,7 +107,7 @@ type FromWorker =
  */
 function textWorkerMain(
   match: typeof matchLines,
-  encode: typeof encodeMatches,
+  encoder: typeof matchEncoder,
   post: typeof postedMatches,
   globs: typeof globMatcher,
   check: typeof recheck,
@@ -263,7 +263,7 @@ function textWorkerMain(
   function search(job: Extract<ToWorker, { type: 'search' }>): void {
     if (job.list) list = { id: job.listId, files: job.list };
     if (list.id !== job.listId) {
-      const refused: FromWorker = { type: 'found', id: job.id, matches: post(encode([], [])).posted, searched: 0, cancelled: false, missingList: true };
+      const refused: FromWorker = { type: 'found', id: job.id, matches: post(encoder([]).done()).posted, searched: 0, cancelled: false, missingList: true };
       return port.postMessage(refused);
     }
     searchFiles(job, list.files);
@@ -306,13 +306,13 @@ function textWorkerMain(
     const progress = new Int32Array(job.shared);
     const files = walk(job.rules, progress);
     if (!files) {
-      const stopped: FromWorker = { type: 'found', id: job.id, matches: post(encode([], [])).posted, searched: 0, cancelled: true };
+      const stopped: FromWorker = { type: 'found', id: job.id, matches: post(encoder([]).done()).posted, searched: 0, cancelled: true };
       return port.postMessage(stopped);
     }
     const walked: FromWorker = { type: 'walked', id: job.id, files };
     port.postMessage(walked);
     if (job.query) return searchFiles({ ...job, query: job.query }, files);
-    const listed: FromWorker = { type: 'found', id: job.id, matches: post(encode([], [])).posted, searched: 0, cancelled: false };
+    const listed: FromWorker = { type: 'found', id: job.id, matches: post(encoder([]).done()).posted, searched: 0, cancelled: false };
     port.postMessage(listed);
   }
 
@@ -337,7 +337,8 @@ function textWorkerMain(
     const progress = new Int32Array(job.shared);
     Atomics.store(progress, 3, 1);
     const { source, flags, wholeText, required, maxChars } = job.query;
-    const found: Array<[number, LineMatch[]]> = [];
+    // Each file's results are encoded once it is searched (see matchEncoder).
+    const encoded = encoder(files);
     let left = job.limit;
     let searched = 0;
     let cancelled = false;
@@ -357,7 +358,7 @@ function textWorkerMain(
         const lines = match(text, source, flags, left, wholeText, required);
         renumber?.(lines);
         if (lines.length) {
-          found.push([i, lines]);
+          encoded.add(i, lines);
           left -= lines.length;
           if (maxChars !== undefined) {
             for (const [, content, matched] of lines) chars += files[i].length + content.length + matched.length;
@@ -368,7 +369,7 @@ function textWorkerMain(
       Atomics.add(progress, 1, 1);
     }
     // The answer's bytes are made here, on this thread, and moved (not copied) to the protocol thread.
-    const { posted, move } = post(encode(files, cancelled ? [] : found));
+    const { posted, move } = post(cancelled ? encoder([]).done() : encoded.done());
     const reply: FromWorker = { type: 'found', id: job.id, matches: posted, searched, cancelled, cut };
     port.postMessage(reply, move);
   }
@@ -518,7 +519,7 @@ let programSource: string | undefined;
 function workerSource(): string {
   // Some TypeScript runners wrap inner functions in __name(...) to keep their names.
   programSource ??= `const __name = (fn) => fn;
-(${textWorkerMain.toString()})((${matchLines.toString()}), (${encodeMatches.toString()}), (${postedMatches.toString()}), (${globMatcher.toString()}), (${recheck.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
+(${textWorkerMain.toString()})((${matchLines.toString()}), (${matchEncoder.toString()}), (${postedMatches.toString()}), (${globMatcher.toString()}), (${recheck.toString()}), require('node:fs'), require('node:path'), require('node:worker_threads'), setup);`;
   return programSource;
 }
 
