@@ -80,77 +80,108 @@ export const PRELIST_MAX_ENTRIES = 1_000_000;
  * Few objects outlive a folder: its entries are kept as their sort keys alone (a key ending in "/" is a folder), and
  * each run of files between two of its subfolders is kept as one string, their paths joined by NUL. Keeping a
  * tuple per entry and a string per file made the worker spend a fifth of the listing collecting garbage.
+ */
+export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void): Prelisting | undefined {
+  const next = prelister(fs, root, maxEntries, wanted, onWanted);
+  for (;;) {
+    const step = next(Infinity);
+    if (step.done) return step.listing;
+  }
+}
+
+/** One step of an early listing (see prelister): done, with the listing (undefined: none), or more to read. */
+export type PrelistStep = { done: true; listing: Prelisting | undefined } | { done: false };
+
+/**
+ * The early listing of `root` (see prelist) made a few folders at a time: each call reads up to `folders` more
+ * folders, so that the worker can set the listing aside between two calls (while a search runs, see PRELUDE).
  *
  * Self-contained: a worker runs its source.
  */
-export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void): Prelisting | undefined {
-  try {
-    const real = fs.realpathSync(root);
-    const started = Date.now();
-    const folders: string[] = [];
-    const stats: number[] = [];
-    /** The files found so far, in order, in runs: each the paths of files listed one after another, joined by NUL. */
-    const runs: string[] = [];
-    /** Folders being listed, innermost last: each one's sort keys, the next one's place, and its paths' prefix. */
-    const open: Array<{ prefix: string; keys: string[]; next: number }> = [];
-    let count = 0;
-    let wantedAt: number | undefined;
-    const enter = (rel: string): boolean => {
-      const absolute = rel ? `${real}/${rel}` : real;
-      // Seen before the folder is stat'ed and read: it is read after the request.
-      if (wantedAt === undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0) {
-        wantedAt = folders.length;
-        onWanted?.({ root: real, folders: folders.slice(), stats: stats.slice() });
-      }
-      folders.push(rel);
-      let dirents: fsModule.Dirent[];
-      try {
-        const stat = rel ? fs.lstatSync(absolute) : fs.statSync(absolute);
-        if (!stat.isDirectory()) throw new Error('not a folder');
-        dirents = fs.readdirSync(absolute, { withFileTypes: true });
-        stats.push(stat.mtimeMs, stat.ctimeMs, stat.ino);
-      } catch {
-        // Gone or unreadable: noted with no stat, so the index reads it again itself.
-        stats.push(NaN, NaN, NaN);
-        return rel !== '';
-      }
-      count += dirents.length;
-      if (count > maxEntries) return false;
-      const keys: string[] = [];
-      for (const e of dirents) {
-        const name = e.name;
-        if (name.startsWith('.')) continue;
-        if (e.isDirectory()) {
-          if (name !== 'node_modules') keys.push(`${name}/`);
-        } else if (e.isFile()) keys.push(name);
-      }
-      // By UTF-16 code units, as the default sort compares strings.
-      keys.sort();
-      open.push({ prefix: rel ? `${rel}/` : '', keys, next: 0 });
-      return true;
-    };
-    if (!enter('')) return undefined;
-    while (open.length) {
-      const top = open[open.length - 1];
-      const { prefix, keys } = top;
-      // The files up to the next folder (no file's name ends in "/"), as one run.
-      const from = top.next;
-      let at = from;
-      while (at < keys.length && !keys[at].endsWith('/')) at++;
-      if (at > from) runs.push(prefix + keys.slice(from, at).join(`\0${prefix}`));
-      if (at === keys.length) {
-        open.pop();
-        continue;
-      }
-      top.next = at + 1;
-      if (!enter(prefix + keys[at].slice(0, -1))) return undefined;
+export function prelister(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void): (folders: number) => PrelistStep {
+  let real = '';
+  let started = 0;
+  const folders: string[] = [];
+  const stats: number[] = [];
+  /** The files found so far, in order, in runs: each the paths of files listed one after another, joined by NUL. */
+  const runs: string[] = [];
+  /** Folders being listed, innermost last: each one's sort keys, the next one's place, and its paths' prefix. */
+  const open: Array<{ prefix: string; keys: string[]; next: number }> = [];
+  let count = 0;
+  let wantedAt: number | undefined;
+  let finished: PrelistStep | undefined;
+  const enter = (rel: string): boolean => {
+    const absolute = rel ? `${real}/${rel}` : real;
+    // Seen before the folder is stat'ed and read: it is read after the request.
+    if (wantedAt === undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0) {
+      wantedAt = folders.length;
+      onWanted?.({ root: real, folders: folders.slice(), stats: stats.slice() });
     }
-    const listing: Prelisting = { root: real, started, finished: Date.now(), folders, stats, joined: runs.join('\0') };
-    if (wantedAt !== undefined) listing.wantedAt = wantedAt;
-    return listing;
-  } catch {
-    return undefined;
-  }
+    folders.push(rel);
+    let dirents: fsModule.Dirent[];
+    try {
+      const stat = rel ? fs.lstatSync(absolute) : fs.statSync(absolute);
+      if (!stat.isDirectory()) throw new Error('not a folder');
+      dirents = fs.readdirSync(absolute, { withFileTypes: true });
+      stats.push(stat.mtimeMs, stat.ctimeMs, stat.ino);
+    } catch {
+      // Gone or unreadable: noted with no stat, so the index reads it again itself.
+      stats.push(NaN, NaN, NaN);
+      return rel !== '';
+    }
+    count += dirents.length;
+    if (count > maxEntries) return false;
+    const keys: string[] = [];
+    for (const e of dirents) {
+      const name = e.name;
+      if (name.startsWith('.')) continue;
+      if (e.isDirectory()) {
+        if (name !== 'node_modules') keys.push(`${name}/`);
+      } else if (e.isFile()) keys.push(name);
+    }
+    // By UTF-16 code units, as the default sort compares strings.
+    keys.sort();
+    open.push({ prefix: rel ? `${rel}/` : '', keys, next: 0 });
+    return true;
+  };
+  const stop = (listing: Prelisting | undefined): PrelistStep => (finished = { done: true, listing });
+  return (budget) => {
+    if (finished) return finished;
+    try {
+      if (!real) {
+        real = fs.realpathSync(root);
+        started = Date.now();
+        if (!enter('')) return stop(undefined);
+      }
+      let entered = 0;
+      while (open.length) {
+        const top = open[open.length - 1];
+        const { prefix, keys } = top;
+        // The files up to the next folder (no file's name ends in "/"), as one run.
+        const from = top.next;
+        let at = from;
+        while (at < keys.length && !keys[at].endsWith('/')) at++;
+        if (at > from) runs.push(prefix + keys.slice(from, at).join(`\0${prefix}`));
+        if (at === keys.length) {
+          open.pop();
+          continue;
+        }
+        if (entered >= budget) {
+          // Resumed here: the files just taken are not taken again.
+          top.next = at;
+          return { done: false };
+        }
+        top.next = at + 1;
+        entered++;
+        if (!enter(prefix + keys[at].slice(0, -1))) return stop(undefined);
+      }
+      const listing: Prelisting = { root: real, started, finished: Date.now(), folders, stats, joined: runs.join('\0') };
+      if (wantedAt !== undefined) listing.wantedAt = wantedAt;
+      return stop(listing);
+    } catch {
+      return stop(undefined);
+    }
+  };
 }
 
 /**

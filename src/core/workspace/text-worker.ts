@@ -565,6 +565,8 @@ class TextShard {
   private prelisting: Promise<Prelisting | undefined> | undefined;
   /** Tells that worker a request waits for its listing (see prestartTextWorker). */
   private requestPrelisting: (() => void) | undefined;
+  /** Sets that worker's listing aside or takes it up again (see prestartTextWorker); kept while it lists. */
+  private holdListing: ((on: boolean) => void) | undefined;
   /** Checks of folders asked of the worker (see recheck), by id. */
   private readonly rechecks = new Map<number, (stats: number[] | undefined) => void>();
 
@@ -584,6 +586,14 @@ class TextShard {
     this.prelisting = undefined;
     this.requestPrelisting = undefined;
     return prelisting;
+  }
+
+  /**
+   * While `on`, the loader's worker sets its early listing aside (see worker-boot.ts's PRELUDE), if it is still
+   * listing: a search then has the cores, and this worker takes the search's work at once.
+   */
+  holdPrelisting(on: boolean): void {
+    this.holdListing?.(on);
   }
 
   /**
@@ -774,6 +784,11 @@ class TextShard {
     const worker = prestarted?.worker ?? bootWorker(limits);
     this.prelisting = prestarted?.prelisting;
     this.requestPrelisting = prestarted?.request;
+    this.holdListing = prestarted?.hold;
+    void prestarted?.prelisting.finally(() => {
+      // Listed (or stopped): nothing is left to hold.
+      if (this.holdListing === prestarted.hold) this.holdListing = undefined;
+    });
     // A stopped worker's last messages are ignored: its replacement answers from now on.
     worker.on('message', (message: FromWorker) => this.worker === worker && this.onMessage(message));
     worker.on('error', (err) => {
@@ -954,6 +969,11 @@ export class TextWorker {
   /** The first worker's early listing, if it has one (see TextShard.prelisted). */
   prelisted(requested?: Promise<void>): Promise<Prelisting | undefined> {
     return this.shards[0].prelisted(requested);
+  }
+
+  /** Sets the first worker's early listing aside while `on` (see TextShard.holdPrelisting). */
+  holdPrelisting(on: boolean): void {
+    this.shards[0].holdPrelisting(on);
   }
 
   /** The first worker's check of folders an early listing read (see TextShard.recheck). */

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { encodeJoinedPaths, prelist, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
+import { encodeJoinedPaths, prelister, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
 
 /**
  * node:worker_threads, loaded on first use rather than as the bundle loads: a start-up snapshot (see
@@ -57,34 +57,64 @@ export interface PrelistHeadMessage {
   head: PrelistHead;
 }
 
+/** Folders the early listing reads between two looks at whether the protocol thread holds it (about a millisecond). */
+const PRELIST_STEP = 32;
+/** The longest the early listing stays set aside for one hold (a search); then it goes on regardless. */
+const PRELIST_HOLD_MS = 2000;
+
 /**
  * The program every text worker runs first: given a workspace folder (workerData.prelist), it lists it and sends
  * the result (a PrelistingMessage). When it sees that a request waits for the listing (workerData.wanted, set by
  * the protocol thread) as it lists, it sends the folders read so far (a PrelistHeadMessage) for the protocol thread
  * to check while it reads the rest; when it sees that only once the listing is made, it checks them itself after
  * sending it (a PrelistCheckMessage), while the protocol thread takes the listing in. Last, it writes its files as
- * list_files' answer holds them (a PrelistBytesMessage). Then it waits for `{ source, setup }` and runs `source`
- * with `setup`. Messages sent meanwhile wait in the port.
+ * list_files' answer holds them (a PrelistBytesMessage).
+ *
+ * It runs `{ source, setup }` with `setup` as soon as that comes. While the protocol thread holds the listing
+ * (the second integer of `wanted` set: a search runs, see holdPrelisting), the worker sets it aside between two
+ * steps of PRELIST_STEP folders: ripgrep then has the cores, and the search's own work, sent to this worker, is
+ * taken at once instead of after the listing. A request that waits for the listing (the first integer) takes it up
+ * again; a hold that lasts over PRELIST_HOLD_MS ends holding for good.
  */
 const PRELUDE = `const __name = (fn) => fn;
 const { parentPort, workerData } = require('node:worker_threads');
 if (workerData && workerData.prelist) {
   const fs = require('node:fs');
   const wanted = workerData.wanted;
+  let holdable = wanted !== undefined && wanted.length > 1 && typeof Atomics.waitAsync === 'function';
   let head = false;
   const sendHead = (h) => {
     head = true;
     parentPort.postMessage({ type: 'prelisting-head', head: h });
   };
-  const listing = (${prelist.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted, sendHead);
-  const checking = listing !== undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0;
-  if (listing) listing.checking = checking;
-  parentPort.postMessage({ type: 'prelisting', listing });
-  if (checking && !head) parentPort.postMessage({ type: 'prelisting-check', check: (${recheck.toString()})(fs, listing) });
-  if (listing) {
-    const bytes = (${encodeJoinedPaths.toString()})(listing.joined);
-    parentPort.postMessage({ type: 'prelisting-bytes', bytes }, bytes ? [bytes.buffer] : []);
-  }
+  const next = (${prelister.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted, sendHead);
+  const send = (listing) => {
+    const checking = listing !== undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0;
+    if (listing) listing.checking = checking;
+    parentPort.postMessage({ type: 'prelisting', listing });
+    if (checking && !head) parentPort.postMessage({ type: 'prelisting-check', check: (${recheck.toString()})(fs, listing) });
+    if (listing) {
+      const bytes = (${encodeJoinedPaths.toString()})(listing.joined);
+      parentPort.postMessage({ type: 'prelisting-bytes', bytes }, bytes ? [bytes.buffer] : []);
+    }
+  };
+  const run = () => {
+    for (;;) {
+      if (holdable && Atomics.load(wanted, 1) !== 0 && Atomics.load(wanted, 0) === 0) {
+        const wait = Atomics.waitAsync(wanted, 1, 1, ${PRELIST_HOLD_MS});
+        if (wait.async) {
+          return void wait.value.then((how) => {
+            if (how === 'timed-out') holdable = false;
+            run();
+          });
+        }
+        continue;
+      }
+      const step = next(holdable ? ${PRELIST_STEP} : Infinity);
+      if (step.done) return send(step.listing);
+    }
+  };
+  run();
 }
 parentPort.once('message', (m) => new Function('require', 'setup', m.source)(require, m.setup));`;
 
@@ -136,7 +166,8 @@ export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLim
 
 /**
  * Starts a worker that waits for its program (see runProgram), listing `prelistRoot` first when given; `wanted`
- * (one shared 32-bit integer) is set to 1 by the caller once a request waits for that listing.
+ * (shared 32-bit integers): the first is set to 1 by the caller once a request waits for that listing, the
+ * second, when there is one, while the caller holds the listing (see PRELUDE).
  */
 export function bootWorker(limits: ResourceLimits, prelistRoot?: string, wanted?: Int32Array): Worker {
   return new (workerThreads().Worker)(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted } });
@@ -154,6 +185,8 @@ interface Prestarted {
   prelisting: Promise<Prelisting | undefined>;
   /** Tells it a request waits for that listing. */
   request: () => void;
+  /** Tells it to set its listing aside (true), or to go on with it (see PRELUDE). */
+  hold: (on: boolean) => void;
   /** Its listeners while it waits, removed when it is taken. */
   onError: () => void;
   onExit: () => void;
@@ -167,10 +200,10 @@ const slots = globalThis as unknown as Record<symbol, Prestarted | undefined>;
  * Boots the first text worker now, with the limits the index will ask for under the default settings
  * (security.maxFileSize, NOTESAPP_INDEX_MB, cores); given the workspace folder, it lists it first (see prelist.ts).
  * It keeps nothing alive, and goes if it fails or is not taken. Returns it (undefined when one is waiting already
- * or it could not start: the index then starts its own). `wanted`: the shared integer through which it is told
- * that a request waits for its listing (tests pass one that is set already).
+ * or it could not start: the index then starts its own). `wanted`: the shared integers through which it is told
+ * that a request waits for its listing, and that the protocol thread holds it (tests pass some set already).
  */
-export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspace?: string, wanted = new Int32Array(new SharedArrayBuffer(4))): Worker | undefined {
+export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspace?: string, wanted = new Int32Array(new SharedArrayBuffer(8))): Worker | undefined {
   if (slots[SLOT]) return undefined;
   const n = shardCount();
   const limits = workerLimits(shareOf(indexBytes(env), n, 0), DEFAULT_MAX_FILE_SIZE);
@@ -190,7 +223,17 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   };
   worker.on('error', onError);
   worker.on('exit', onExit);
-  slots[SLOT] = { worker, limits, prelisting, request: () => Atomics.store(wanted, 0, 1), onError, onExit };
+  const request = () => {
+    Atomics.store(wanted, 0, 1);
+    // A listing set aside goes on at once.
+    if (wanted.length > 1) Atomics.notify(wanted, 1);
+  };
+  const hold = (on: boolean) => {
+    if (wanted.length < 2) return;
+    Atomics.store(wanted, 1, on ? 1 : 0);
+    if (!on) Atomics.notify(wanted, 1);
+  };
+  slots[SLOT] = { worker, limits, prelisting, request, hold, onError, onExit };
   return worker;
 }
 
@@ -243,11 +286,11 @@ export function receivePrelisting(worker: Pick<Worker, 'on' | 'off'>): Promise<P
  * with no listener but the one waiting for that listing); undefined otherwise, and a worker booted with other
  * limits is stopped.
  */
-export function takePrestartedWorker(limits: ResourceLimits): Pick<Prestarted, 'worker' | 'prelisting' | 'request'> | undefined {
+export function takePrestartedWorker(limits: ResourceLimits): Pick<Prestarted, 'worker' | 'prelisting' | 'request' | 'hold'> | undefined {
   const p = release();
   if (!p) return undefined;
   const same = limits.maxOldGenerationSizeMb === p.limits.maxOldGenerationSizeMb && limits.maxYoungGenerationSizeMb === p.limits.maxYoungGenerationSizeMb;
-  if (same) return { worker: p.worker, prelisting: p.prelisting, request: p.request };
+  if (same) return { worker: p.worker, prelisting: p.prelisting, request: p.request, hold: p.hold };
   void p.worker.terminate();
   return undefined;
 }

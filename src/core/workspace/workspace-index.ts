@@ -324,14 +324,19 @@ export class WorkspaceIndex {
   /**
    * Runs `work` (which reads the workspace another way) with the crawl paused, unless a request needs the listing;
    * the crawl resumes a turn after the last such work ends, so that its answer usually reaches the transport first
-   * (that promise chain runs before the next turn), and then waits for it to be written out (waitForOutput).
+   * (that promise chain runs before the next turn), and then waits for it to be written out (waitForOutput). The
+   * first text worker's early listing, if it is still listing, is set aside meanwhile (see holdPrelisting): on the
+   * benchmark's 10 000 notes it was often still listing when the first search came, and took cores from ripgrep.
    */
   async whileCrawlWaits<T>(work: () => Promise<T>): Promise<T> {
-    this.holds++;
+    if (this.holds++ === 0) this.texts?.holdPrelisting(true);
     try {
       return await work();
     } finally {
-      if (--this.holds === 0) setImmediate(() => this.holds === 0 && this.resumeCrawl?.());
+      if (--this.holds === 0) {
+        this.texts?.holdPrelisting(false);
+        setImmediate(() => this.holds === 0 && this.resumeCrawl?.());
+      }
     }
   }
 
