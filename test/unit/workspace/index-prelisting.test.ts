@@ -12,9 +12,9 @@ import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { compileGlobs, globMatcher } from '../../../src/core/workspace/listing';
 import { filterPrelisting, prelist, recheck, type PrelistHead, type Prelisting } from '../../../src/core/workspace/prelist';
 import { WorkspaceIndex, type IndexOptions } from '../../../src/core/workspace/workspace-index';
-import { checkHead, DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker, receivePrelisting } from '../../../src/core/workspace/worker-boot';
+import { DEFAULT_EXCLUDES, indexOptions } from './index-options';
+import { checkHead, discardPrestartedWorker, prestartTextWorker, receivePrelisting } from '../../../src/core/workspace/worker-boot';
 
-const DEFAULT_EXCLUDES = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
 /** Longer than the coarsest clock tick a file system time is taken from on Linux (HZ=100). */
 const TICK_MS = 30;
 
@@ -33,17 +33,7 @@ describe('workspace index: the early listing', function () {
 
   function open(o: Partial<IndexOptions> = {}): { index: WorkspaceIndex; logged: string[] } {
     const logged: string[] = [];
-    const index = new WorkspaceIndex({
-      root,
-      excludePatterns: DEFAULT_EXCLUDES,
-      showHiddenFiles: false,
-      fileExtension: '.md',
-      maxFileSize: DEFAULT_MAX_FILE_SIZE,
-      maxFiles: 10_000,
-      maxBytes: indexBytes({}),
-      log: (_level, message) => logged.push(message),
-      ...o,
-    });
+    const index = new WorkspaceIndex(indexOptions(root, { log: (_level, message) => logged.push(message), ...o }));
     opened.push(index);
     return { index, logged };
   }

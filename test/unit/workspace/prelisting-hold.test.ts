@@ -9,9 +9,8 @@ import type { Worker } from 'node:worker_threads';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { prelist, prelister, type Prelisting } from '../../../src/core/workspace/prelist';
 import { WorkspaceIndex } from '../../../src/core/workspace/workspace-index';
-import { DEFAULT_MAX_FILE_SIZE, discardPrestartedWorker, indexBytes, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
-
-const DEFAULT_EXCLUDES = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
+import { discardPrestartedWorker, prestartTextWorker } from '../../../src/core/workspace/worker-boot';
+import { DEFAULT_EXCLUDES, indexOptions } from './index-options';
 
 describe('the early listing set aside while a search runs', function () {
   this.timeout(60_000);
@@ -39,16 +38,7 @@ describe('the early listing set aside while a search runs', function () {
   });
 
   function open(): WorkspaceIndex {
-    const index = new WorkspaceIndex({
-      root,
-      excludePatterns: DEFAULT_EXCLUDES,
-      showHiddenFiles: false,
-      fileExtension: '.md',
-      maxFileSize: DEFAULT_MAX_FILE_SIZE,
-      maxFiles: 10_000,
-      maxBytes: indexBytes({}),
-      racyMs: 0,
-    });
+    const index = new WorkspaceIndex(indexOptions(root, { racyMs: 0 }));
     opened.push(index);
     return index;
   }
@@ -66,6 +56,15 @@ describe('the early listing set aside while a search runs', function () {
   }
 
   const crawl = () => listWorkspaceFiles(root, { excludePatterns: DEFAULT_EXCLUDES, showHiddenFiles: false });
+
+  /** The loader's worker listing the workspace, held from the start (it sets its listing aside after one step). */
+  function heldWorker(): { flags: Int32Array; worker: Worker; sent: ReturnType<typeof listingOf> } {
+    const flags = new Int32Array(new SharedArrayBuffer(8));
+    flags[1] = 1;
+    const worker = prestartTextWorker({}, root, flags);
+    assert.ok(worker);
+    return { flags, worker, sent: listingOf(worker) };
+  }
 
   it('made in steps, is the listing made at once, however small the steps', () => {
     const whole = prelist(fs, root, 1_000_000);
@@ -89,12 +88,7 @@ describe('the early listing set aside while a search runs', function () {
   });
 
   it("lets the search's work through at once, and lists the rest once the search is done", async () => {
-    // Held from the start: the worker sets its listing aside after its first step.
-    const flags = new Int32Array(new SharedArrayBuffer(8));
-    flags[1] = 1;
-    const worker = prestartTextWorker({}, root, flags);
-    assert.ok(worker);
-    const sent = listingOf(worker);
+    const { flags, sent } = heldWorker();
     const index = open();
     index.prepareTexts();
     const outcome = await index.walkSearch(index.walkRules([]), { query: 'needle', caseSensitive: true, regex: false, wholeWord: false, maxResults: 1000 });
@@ -110,11 +104,7 @@ describe('the early listing set aside while a search runs', function () {
   });
 
   it('takes a held listing up again when a request waits for it', async () => {
-    const flags = new Int32Array(new SharedArrayBuffer(8));
-    flags[1] = 1;
-    const worker = prestartTextWorker({}, root, flags);
-    assert.ok(worker);
-    const sent = listingOf(worker);
+    const { flags, sent } = heldWorker();
     const index = open();
     // A request for the list (the hold is never let go here).
     assert.equal(await index.fresh(), true);
@@ -125,12 +115,9 @@ describe('the early listing set aside while a search runs', function () {
   });
 
   it('goes on with a listing held for over two seconds: a hold never keeps it aside for good', async () => {
-    const flags = new Int32Array(new SharedArrayBuffer(8));
-    flags[1] = 1;
     const started = performance.now();
-    const worker = prestartTextWorker({}, root, flags);
-    assert.ok(worker);
-    const { at, listing } = await listingOf(worker);
+    const { sent } = heldWorker();
+    const { at, listing } = await sent;
     assert.ok(at - started >= 1900, `it waited for the hold: ${Math.round(at - started)} ms`);
     assert.ok(listing);
     assert.deepEqual(listing.joined.split('\0'), await crawl());
