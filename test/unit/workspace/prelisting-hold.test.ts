@@ -5,6 +5,7 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Worker } from 'node:worker_threads';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
 import { prelist, prelister, type Prelisting } from '../../../src/core/workspace/prelist';
@@ -105,9 +106,14 @@ describe('the early listing set aside while a search runs', function () {
 
   it('takes a held listing up again when a request waits for it', async () => {
     const { flags, sent } = heldWorker();
+    // Time for the worker to boot and set its listing aside before the request comes.
+    await sleep(300);
     const index = open();
+    const requested = performance.now();
     // A request for the list (the hold is never let go here).
     assert.equal(await index.fresh(), true);
+    // Taken up by the request, not by the end of holding (2 s after it began), which would also list it in the end.
+    assert.ok(performance.now() - requested < 1000, `the request woke the worker: ${Math.round(performance.now() - requested)} ms`);
     assert.deepEqual([...index.listFiles()], await crawl());
     assert.equal(flags[1], 1, 'still held');
     const { listing } = await sent;
