@@ -104,16 +104,9 @@ export function matchEncoder(paths: readonly string[]): MatchEncoder {
   };
 }
 
-/** Encodes the matches `found` on `paths` at once (see matchEncoder). */
-export function encodeMatches(paths: readonly string[], found: ReadonlyArray<readonly [number, readonly LineMatch[]]>): EncodedMatches {
-  const encoder = matchEncoder(paths);
-  for (const [index, lines] of found) encoder.add(index, lines);
-  return encoder.done();
-}
-
 /**
  * `matches` to post, and the buffers to move with them (not copied). Self-contained: also runs inside the text
- * worker. The buffers are the matches' own (see encodeMatches).
+ * worker. The buffers are the matches' own (see matchEncoder).
  */
 export function postedMatches(matches: EncodedMatches): { posted: EncodedMatches; move: ArrayBuffer[] } {
   return { posted: matches, move: [matches.files.buffer, matches.ends.buffer, matches.text.buffer] as ArrayBuffer[] };

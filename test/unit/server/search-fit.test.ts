@@ -3,7 +3,7 @@
 // of the reply gives, and is cut only when it must be.
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { encodeMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
+import { matchEncoder, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
 import { markEncodedAnswer } from '../../../server/structured-json';
 import { fitAnswer } from '../../../server/tools/search';
 import { encodeLine } from '../../../server/transport';
@@ -41,16 +41,16 @@ const answerOf = (fit: ReturnType<typeof fitAnswer>): Answer => JSON.parse(JSON.
 /** The results as a worker encodes them: files of one to three results each. */
 function encoded(all: SearchResultItem[]) {
   const paths: string[] = [];
-  const found: Array<[number, Array<[number, string, string]>]> = [];
+  const encoder = matchEncoder(paths);
   for (let i = 0; i < all.length; ) {
     const n = Math.min(1 + (i % 3), all.length - i);
     paths.push(all[i].file);
-    found.push([paths.length - 1, all.slice(i, i + n).map((r) => [r.line, r.content, r.match])]);
+    encoder.add(paths.length - 1, all.slice(i, i + n).map((r) => [r.line, r.content, r.match]));
     // Within one file every result has that file's path.
     for (let k = i; k < i + n; k++) all[k].file = all[i].file;
     i += n;
   }
-  return { matches: encodeMatches(paths, found), count: all.length };
+  return { matches: encoder.done(), count: all.length };
 }
 
 /**

@@ -2,7 +2,7 @@
 // results' JSON, escaped as the answer's text block holds it, whatever the results hold and however often its
 // buffers grow, and what it hands over can be moved to another thread.
 import * as assert from 'node:assert/strict';
-import { decodeMatches, encodeMatches, matchBytes, matchCount, matchEncoder, postedMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
+import { decodeMatches, matchBytes, matchCount, matchEncoder, postedMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
 import type { LineMatch } from '../../../src/core/workspace/match';
 
 /** The bytes the answer's text block holds for these results: their JSON, each followed by a comma, escaped. */
@@ -50,21 +50,6 @@ describe('matchEncoder', () => {
       assert.ok(Buffer.from(encoded.text.subarray(start, end)).equals(expectedBytes([result])), `result ${i} lies between its ends`);
       start = end;
     });
-  });
-
-  it('gives the same bytes as encoding every file at once', () => {
-    const paths = ['a.md', 'b "quoted".md', 'c/日本.md'];
-    const found: Array<[number, LineMatch[]]> = [
-      [0, [[1, 'first TODO', 'TODO']]],
-      [2, [[3, 'tab\there TODO', 'TODO'], [9, '😀 TODO \ud800', 'TODO \ud800']]],
-    ];
-    const encoder = matchEncoder(paths);
-    for (const [index, lines] of found) encoder.add(index, lines);
-    const one = encoder.done();
-    const all = encodeMatches(paths, found);
-    assert.ok(Buffer.from(one.text).equals(Buffer.from(all.text)));
-    assert.deepEqual([...one.files], [...all.files]);
-    assert.deepEqual([...one.ends], [...all.ends]);
   });
 
   it('ignores a file added with no results, and encodes nothing as empty', () => {
