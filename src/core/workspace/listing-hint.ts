@@ -33,6 +33,17 @@ export function listingHintFile(dir: string, workspace: string): string {
   return path.join(dir, `listed-${nameHash(workspace)}-${workspace.length}`);
 }
 
+/**
+ * The file in which the first text worker keeps the workspace's early listing for the next start (see
+ * kept-listing.ts): in the cache folder, named as the hint is; undefined without a cache folder, with
+ * NOTESAPP_LISTING_CACHE=off, and off Linux.
+ */
+export function keptListingFile(workspace: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+  const dir = cacheDir(env);
+  if (!dir || env.NOTESAPP_LISTING_CACHE === 'off' || platform !== 'linux') return undefined;
+  return path.join(dir, `listing-${nameHash(workspace)}-${workspace.length}`);
+}
+
 /** True unless the workspace is known to have held fewer than EARLY_LISTING_MIN_FILES files last time. */
 export function earlyListingWanted(workspace: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const dir = cacheDir(env);
@@ -47,10 +58,15 @@ export function earlyListingWanted(workspace: string, env: NodeJS.ProcessEnv = p
   return !(Number.isInteger(files) && files >= 0 && files < EARLY_LISTING_MIN_FILES);
 }
 
-/** Remembers how many files the workspace holds (written aside, then renamed; failures only cost speed). */
+/**
+ * Remembers how many files the workspace holds (written aside, then renamed; failures only cost speed). A workspace
+ * too small to be listed early next time has its kept listing (if any) removed: it would not be used.
+ */
 export async function rememberListingSize(workspace: string, files: number, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dir = cacheDir(env);
   if (!dir) return;
+  const kept = keptListingFile(workspace, env);
+  if (kept && files < EARLY_LISTING_MIN_FILES) await fs.promises.rm(kept, { force: true }).catch(() => undefined);
   const file = listingHintFile(dir, workspace);
   const tmp = `${file}.${process.pid}.tmp`;
   try {

@@ -30,6 +30,11 @@ export interface Prelisting {
   wantedAt?: number;
   /** True when the worker checks the folders read before a request waited (see recheck) and sends the result. */
   checking?: boolean;
+  /**
+   * Set when a listing kept from an earlier start was given (see KeptListing): how many folders' entries were
+   * taken from it rather than read, and whether the whole listing was (every folder unchanged: nothing to keep anew).
+   */
+  kept?: { reused: number; whole: boolean };
   /** Added where the listing is received, when `checking`: that check, or undefined if none came. */
   check?: Promise<PrelistCheck | undefined>;
   /**
@@ -61,6 +66,29 @@ export interface PrelistCheck {
 }
 
 /**
+ * How recent a folder's times may be for its stat to tell nothing (racy): more than FAT's two-second ticks. A
+ * folder changed in the same tick as it was stat'ed keeps the times it was stat'ed with, so a folder whose times are
+ * this close to (or after) the start of a listing is read again rather than trusted.
+ */
+export const RACY_MS = 3000;
+
+/**
+ * An early listing kept from an earlier start (see listing-cache.ts): what that start listed, with the device of the
+ * workspace folder. A folder whose stat is as it was then, on that device, and whose times were older than
+ * `started` less the racy margin, holds the same entries now: adding, removing or renaming an entry changes a
+ * folder's modification and change times (and a change in the same clock tick as the stat would have left them
+ * within the margin of `started`).
+ */
+export interface KeptListing {
+  root: string;
+  dev: number;
+  started: number;
+  folders: string[];
+  stats: number[];
+  joined: string;
+}
+
+/**
  * An early listing stops (and is not used) past this many entries: a folder that large is listed the usual way,
  * after the worker's attempt (its paths would take about 100 MB of the worker's heap at this count).
  */
@@ -81,8 +109,8 @@ export const PRELIST_MAX_ENTRIES = 1_000_000;
  * each run of files between two of its subfolders is kept as one string, their paths joined by NUL. Keeping a
  * tuple per entry and a string per file made the worker spend a fifth of the listing collecting garbage.
  */
-export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void): Prelisting | undefined {
-  const next = prelister(fs, root, maxEntries, wanted, onWanted);
+export function prelist(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void, kept?: KeptListing, racyMs?: number): Prelisting | undefined {
+  const next = prelister(fs, root, maxEntries, wanted, onWanted, kept, racyMs);
   for (;;) {
     const step = next(Infinity);
     if (step.done) return step.listing;
@@ -96,9 +124,15 @@ export type PrelistStep = { done: true; listing: Prelisting | undefined } | { do
  * The early listing of `root` (see prelist) made a few folders at a time: each call reads up to `folders` more
  * folders, so that the worker can set the listing aside between two calls (while a search runs, see PRELUDE).
  *
+ * Given `kept` (the listing of an earlier start, see KeptListing), it first stats each of that listing's folders:
+ * when every one is unchanged, that listing is the answer, with the stats just taken, and no folder is read (one
+ * step, whatever the budget; `wanted` is not looked at, so the index checks every folder once a request waits).
+ * Otherwise it lists as without one, but takes the entries of each folder found unchanged by the stat taken before
+ * reading it from `kept` instead of reading them.
+ *
  * Self-contained: a worker runs its source.
  */
-export function prelister(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void): (folders: number) => PrelistStep {
+export function prelister(fs: typeof fsModule, root: string, maxEntries: number, wanted?: Int32Array, onWanted?: (head: PrelistHead) => void, kept?: KeptListing, racyMs = RACY_MS): (folders: number) => PrelistStep {
   let real = '';
   let started = 0;
   const folders: string[] = [];
@@ -110,6 +144,44 @@ export function prelister(fs: typeof fsModule, root: string, maxEntries: number,
   let count = 0;
   let wantedAt: number | undefined;
   let finished: PrelistStep | undefined;
+  /** Each folder of `kept` with its place there and its entries' sort keys, sorted; once a folder of it changed. */
+  let keptKeys: Map<string, { at: number; keys: string[] }> | undefined;
+  /** Folders whose entries were taken from `kept`. */
+  let reused = 0;
+  /** True when `stat` is that of kept's folder `at`, on kept's device, and older than kept's racy margin. */
+  const unchangedSinceKept = (stat: fsModule.Stats, at: number): boolean => {
+    const k = kept as KeptListing;
+    const then = k.stats;
+    return stat.dev === k.dev && stat.mtimeMs === then[3 * at] && stat.ctimeMs === then[3 * at + 1] && stat.ino === then[3 * at + 2] && Math.max(stat.mtimeMs, stat.ctimeMs) < k.started - racyMs;
+  };
+  /** `kept` with the stats taken now, when every one of its folders is unchanged; undefined otherwise. */
+  const wholeKept = (): Prelisting | undefined => {
+    const k = kept as KeptListing;
+    const now: number[] = [];
+    for (let i = 0; i < k.folders.length; i++) {
+      const rel = k.folders[i];
+      const stat = rel ? fs.lstatSync(`${real}/${rel}`, { throwIfNoEntry: false }) : fs.statSync(real, { throwIfNoEntry: false });
+      if (!stat?.isDirectory() || !unchangedSinceKept(stat, i)) return undefined;
+      now.push(stat.mtimeMs, stat.ctimeMs, stat.ino);
+    }
+    return { root: real, started, finished: Date.now(), folders: k.folders, stats: now, joined: k.joined, kept: { reused: k.folders.length, whole: true } };
+  };
+  /** kept's entries by folder (see keptKeys); it throws when a path of it is in none of its folders. */
+  const keysOfKept = (): Map<string, { at: number; keys: string[] }> => {
+    const k = kept as KeptListing;
+    const byFolder = new Map<string, { at: number; keys: string[] }>();
+    k.folders.forEach((rel, at) => byFolder.set(rel, { at, keys: [] }));
+    const add = (rel: string, folder: boolean) => {
+      const cut = rel.lastIndexOf('/');
+      const parent = byFolder.get(cut < 0 ? '' : rel.slice(0, cut));
+      if (!parent) throw new Error('a kept path in no kept folder');
+      parent.keys.push(folder ? `${rel.slice(cut + 1)}/` : rel.slice(cut + 1));
+    };
+    for (let i = 1; i < k.folders.length; i++) add(k.folders[i], true);
+    if (k.joined !== '') for (const file of k.joined.split('\0')) add(file, false);
+    for (const entry of byFolder.values()) entry.keys.sort();
+    return byFolder;
+  };
   const enter = (rel: string): boolean => {
     const absolute = rel ? `${real}/${rel}` : real;
     // Seen before the folder is stat'ed and read: it is read after the request.
@@ -118,29 +190,36 @@ export function prelister(fs: typeof fsModule, root: string, maxEntries: number,
       onWanted?.({ root: real, folders: folders.slice(), stats: stats.slice() });
     }
     folders.push(rel);
-    let dirents: fsModule.Dirent[];
+    let keys: string[];
     try {
       const stat = rel ? fs.lstatSync(absolute) : fs.statSync(absolute);
       if (!stat.isDirectory()) throw new Error('not a folder');
-      dirents = fs.readdirSync(absolute, { withFileTypes: true });
+      const known = keptKeys?.get(rel);
+      if (known && unchangedSinceKept(stat, known.at)) {
+        keys = known.keys;
+        count += keys.length;
+        reused++;
+      } else {
+        const dirents = fs.readdirSync(absolute, { withFileTypes: true });
+        count += dirents.length;
+        keys = [];
+        for (const e of dirents) {
+          const name = e.name;
+          if (name.startsWith('.')) continue;
+          if (e.isDirectory()) {
+            if (name !== 'node_modules') keys.push(`${name}/`);
+          } else if (e.isFile()) keys.push(name);
+        }
+        // By UTF-16 code units, as the default sort compares strings.
+        keys.sort();
+      }
       stats.push(stat.mtimeMs, stat.ctimeMs, stat.ino);
     } catch {
       // Gone or unreadable: noted with no stat, so the index reads it again itself.
       stats.push(NaN, NaN, NaN);
       return rel !== '';
     }
-    count += dirents.length;
     if (count > maxEntries) return false;
-    const keys: string[] = [];
-    for (const e of dirents) {
-      const name = e.name;
-      if (name.startsWith('.')) continue;
-      if (e.isDirectory()) {
-        if (name !== 'node_modules') keys.push(`${name}/`);
-      } else if (e.isFile()) keys.push(name);
-    }
-    // By UTF-16 code units, as the default sort compares strings.
-    keys.sort();
     open.push({ prefix: rel ? `${rel}/` : '', keys, next: 0 });
     return true;
   };
@@ -151,6 +230,16 @@ export function prelister(fs: typeof fsModule, root: string, maxEntries: number,
       if (!real) {
         real = fs.realpathSync(root);
         started = Date.now();
+        if (kept?.root === real) {
+          try {
+            const whole = wholeKept();
+            if (whole) return stop(whole);
+            keptKeys = keysOfKept();
+          } catch {
+            // A folder that cannot be stat'ed, or a kept listing that does not hold together: read as without one.
+            keptKeys = new Map();
+          }
+        }
         if (!enter('')) return stop(undefined);
       }
       let entered = 0;
@@ -177,6 +266,7 @@ export function prelister(fs: typeof fsModule, root: string, maxEntries: number,
       }
       const listing: Prelisting = { root: real, started, finished: Date.now(), folders, stats, joined: runs.join('\0') };
       if (wantedAt !== undefined) listing.wantedAt = wantedAt;
+      if (keptKeys) listing.kept = { reused, whole: false };
       return stop(listing);
     } catch {
       return stop(undefined);

@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { encodeJoinedPaths, prelister, PRELIST_MAX_ENTRIES, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
+import { keepListing, KEPT_LISTING_FILE_SYSTEMS, KEPT_LISTING_VERSION, keptListingAllowed, keptListingText, parseKeptListing, readKeptListing } from './kept-listing';
+import { EARLY_LISTING_MIN_FILES, keptListingFile } from './listing-hint';
+import { encodeJoinedPaths, prelister, PRELIST_MAX_ENTRIES, RACY_MS, recheck, type PrelistCheck, type PrelistHead, type Prelisting } from './prelist';
 
 /**
  * node:worker_threads, loaded on first use rather than as the bundle loads: a start-up snapshot (see
@@ -87,7 +89,11 @@ if (workerData && workerData.prelist) {
     head = true;
     parentPort.postMessage({ type: 'prelisting-head', head: h });
   };
-  const next = (${prelister.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted, sendHead);
+  const keptFile = workerData.kept;
+  const fileSystems = ${JSON.stringify(KEPT_LISTING_FILE_SYSTEMS)};
+  const allowed = (${keptListingAllowed.toString()});
+  const kept = keptFile ? (${readKeptListing.toString()})(fs, keptFile, workerData.prelist, fileSystems, ${KEPT_LISTING_VERSION}, (${parseKeptListing.toString()}), allowed) : undefined;
+  const next = (${prelister.toString()})(fs, workerData.prelist, ${PRELIST_MAX_ENTRIES}, wanted, sendHead, kept, ${RACY_MS});
   const send = (listing) => {
     const checking = listing !== undefined && wanted !== undefined && Atomics.load(wanted, 0) !== 0;
     if (listing) listing.checking = checking;
@@ -96,6 +102,10 @@ if (workerData && workerData.prelist) {
     if (listing) {
       const bytes = (${encodeJoinedPaths.toString()})(listing.joined);
       parentPort.postMessage({ type: 'prelisting-bytes', bytes }, bytes ? [bytes.buffer] : []);
+    }
+    // Kept for the next start, unless it is the kept listing itself, unchanged.
+    if (keptFile && listing && !(listing.kept && listing.kept.whole)) {
+      void (${keepListing.toString()})(fs, keptFile, listing, ${EARLY_LISTING_MIN_FILES}, fileSystems, ${KEPT_LISTING_VERSION}, (${keptListingText.toString()}), allowed);
     }
   };
   const run = () => {
@@ -169,8 +179,8 @@ export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLim
  * (shared 32-bit integers): the first is set to 1 by the caller once a request waits for that listing, the
  * second, when there is one, while the caller holds the listing (see PRELUDE).
  */
-export function bootWorker(limits: ResourceLimits, prelistRoot?: string, wanted?: Int32Array): Worker {
-  return new (workerThreads().Worker)(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted } });
+export function bootWorker(limits: ResourceLimits, prelistRoot?: string, wanted?: Int32Array, keptFile?: string): Worker {
+  return new (workerThreads().Worker)(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted, kept: keptFile } });
 }
 
 /** Gives a booted worker its program: `source` runs with `require` and `setup` in scope. */
@@ -209,7 +219,7 @@ export function prestartTextWorker(env: NodeJS.ProcessEnv = process.env, workspa
   const limits = workerLimits(shareOf(indexBytes(env), n, 0), DEFAULT_MAX_FILE_SIZE);
   let worker: Worker;
   try {
-    worker = bootWorker(limits, workspace, wanted);
+    worker = bootWorker(limits, workspace, wanted, workspace === undefined ? undefined : keptListingFile(workspace, env));
   } catch {
     return undefined;
   }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { isAllowedTextFile } from './file-types';
 import { compileGlobs, createPathFilter, globMatcher, type ListOptions, type PathFilter } from './listing';
-import { filterPrelisting, recheck, type PrelistCheck, type Prelisting } from './prelist';
+import { filterPrelisting, RACY_MS, recheck, type PrelistCheck, type Prelisting } from './prelist';
 import { DEFAULT_REGEX_BUDGET_MS, linesWith, searchWith, walkRules, walkWith, type RipgrepUse, type SearchOutcome, type SearchQuery } from './search';
 import type { NoteStat } from './stats';
 import { TextWorker, type WalkRules } from './text-worker';
@@ -76,8 +76,6 @@ function burstLimitOf(): number {
 const SLICE_MS = 8;
 /** Watcher events are applied this long after the first one of a burst, unless a request applies them sooner. */
 const APPLY_DELAY_MS = 100;
-/** See IndexOptions.racyMs: more than FAT's two-second ticks. */
-const RACY_MS = 3000;
 /** How long the check of an early listing waits for a request, unless one waits already (see fromPrelisting). */
 const CHECK_GRACE_MS = 10;
 /**
@@ -637,7 +635,8 @@ export class WorkspaceIndex {
       : shared
         ? `${early.folders.length} folders checked, ${shared.byWorker} of them by the worker`
         : `${folders.length} folders checked`;
-    this.options.log?.('info', `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${how}, ${changed.length} read again); watching them next`);
+    const kept = early.kept ? `; ${early.kept.whole ? 'all' : early.kept.reused} of its folders' entries from the listing kept at the last start` : '';
+    this.options.log?.('info', `index: ${files.length} files listed in ${Date.now() - started} ms from the early listing (${how}, ${changed.length} read again${kept}); watching them next`);
     return true;
   }
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { listWorkspaceFiles } from '../../../src/core/workspace/listing';
-import { listingHintFile } from '../../../src/core/workspace/listing-hint';
+import { EARLY_LISTING_MIN_FILES, keptListingFile, listingHintFile } from '../../../src/core/workspace/listing-hint';
 import { callOk, copyFixture, fixture, startServer } from './harness';
 
 const EARLY = /files listed in \d+ ms from the early listing/;
@@ -62,6 +62,59 @@ describe('MCP list_files from the early listing', function () {
       await callOk(second.client, 'list_files');
       assert.doesNotMatch(second.stderr(), EARLY);
       await second.close();
+    } finally {
+      fs.rmSync(cache, { recursive: true, force: true });
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it('is made from the listing kept at the last start, and answers what a crawl lists after changes in between', async () => {
+    const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-kept-cache-'));
+    const workspace = copyFixture();
+    // Enough that it is still listed early (and its listing kept) once a folder of them is removed.
+    for (let i = 0; i < EARLY_LISTING_MIN_FILES + 300; i++) {
+      const dir = path.join(workspace, `area ${i % 30}`, `topic ${i % 7}`);
+      if (i < 210) fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, `note ${i}.md`), '');
+    }
+    const env = { NOTESAPP_CACHE_DIR: cache };
+    const kept = keptListingFile(workspace, env);
+    assert.ok(kept);
+    /** One server's answer to list_files and what it logged, once it has kept its listing (or kept none). */
+    const start = async (keeps: boolean) => {
+      const before = fs.existsSync(kept) ? fs.statSync(kept).mtimeMs : undefined;
+      const h = await startServer({ workspace, env });
+      try {
+        const { files } = await callOk<{ files: string[] }>(h.client, 'list_files');
+        const excludePatterns = ['**/node_modules/**', '**/.git/**', '**/.DS_Store'];
+        assert.deepEqual(files, await listWorkspaceFiles(fs.realpathSync(workspace), { excludePatterns, showHiddenFiles: false }));
+        const rewritten = () => fs.existsSync(kept) && fs.statSync(kept).mtimeMs !== before;
+        for (let i = 0; keeps && i < 200 && !rewritten(); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(rewritten(), keeps, `${keeps ? 'the listing was kept' : 'the kept listing was left as it was'}: ${fs.readdirSync(cache).join(', ')} ${h.stderr()}`);
+        return { files, line: /files listed in \d+ ms from the early listing \(([^)]*)\)/.exec(h.stderr())?.[1] ?? h.stderr() };
+      } finally {
+        await h.client.close();
+        fs.rmSync(h.configDir, { recursive: true, force: true });
+      }
+    };
+    try {
+      // Nothing kept yet; then a listing kept by a start made less than 3 s after the notes were written, which
+      // tells nothing: the next start reads every folder, and keeps its listing anew.
+      assert.doesNotMatch((await start(true)).line, /kept at the last start/);
+      await new Promise((resolve) => setTimeout(resolve, 3100));
+      assert.match((await start(true)).line, /; 0 of its folders' entries from the listing kept at the last start/);
+      // Nothing changed since: the kept listing whole, and nothing kept again.
+      assert.match((await start(false)).line, /; all of its folders' entries from the listing kept at the last start/);
+      fs.writeFileSync(path.join(workspace, 'added at the root.md'), '');
+      fs.writeFileSync(path.join(workspace, 'area 3', 'topic 3', 'added.md'), '');
+      fs.rmSync(path.join(workspace, 'area 4'), { recursive: true });
+      fs.mkdirSync(path.join(workspace, 'new area', 'new topic'), { recursive: true });
+      fs.writeFileSync(path.join(workspace, 'new area', 'new topic', 'new.md'), '');
+      const changed = await start(true);
+      assert.ok(changed.files.includes('added at the root.md') && changed.files.includes('area 3/topic 3/added.md') && changed.files.includes('new area/new topic/new.md'));
+      assert.ok(!changed.files.some((f) => f.startsWith('area 4/')));
+      const reused = Number(/; (\d+) of its folders' entries from the listing kept/.exec(changed.line)?.[1]);
+      assert.ok(reused > 200, `most folders taken from the kept listing: ${changed.line}`);
     } finally {
       fs.rmSync(cache, { recursive: true, force: true });
       fs.rmSync(workspace, { recursive: true, force: true });
