@@ -102,7 +102,9 @@ describe('MCP list_files from the early listing', function () {
       // tells nothing: the next start reads every folder, and keeps its listing anew.
       assert.doesNotMatch((await start(true)).line, /kept at the last start/);
       await new Promise((resolve) => setTimeout(resolve, 3100));
-      assert.match((await start(true)).line, /; 0 of its folders' entries from the listing kept at the last start/);
+      // (The 210 topic folders each got a note among the last 210 written; the root and the areas may be older.)
+      const second = (await start(true)).line;
+      assert.ok(Number(/; (\d+) of its folders' entries from the listing kept at the last start/.exec(second)?.[1]) < 40, second);
       // Nothing changed since: the kept listing whole, and nothing kept again.
       assert.match((await start(false)).line, /; all of its folders' entries from the listing kept at the last start/);
       fs.writeFileSync(path.join(workspace, 'added at the root.md'), '');

@@ -121,16 +121,17 @@ describe('the early listing kept between starts', function () {
   it('reads a folder whose modification time was set back after a change (its change time tells)', async () => {
     someNotes();
     const folder = path.join(root, 'beta/one');
-    // A time a Date holds exactly, so that it can be set back to it.
+    // A time that can be set again exactly (the same Date gives the same time).
     const then = new Date(Date.now() - 60_000);
     fs.utimesSync(folder, then, then);
+    const setBack = fs.statSync(folder).mtimeMs;
     await sleep(TICK_MS);
     const kept = keep();
     await sleep(TICK_MS);
     write('beta/one/synced.md');
-    assert.notEqual(fs.statSync(folder).mtimeMs, then.getTime());
+    assert.notEqual(fs.statSync(folder).mtimeMs, setBack);
     fs.utimesSync(folder, then, then);
-    assert.equal(fs.statSync(folder).mtimeMs, then.getTime());
+    assert.equal(fs.statSync(folder).mtimeMs, setBack);
     await sleep(TICK_MS);
     const { fromKept, reads } = both(kept);
     assert.deepEqual(reads, ['beta/one']);
@@ -336,9 +337,12 @@ describe('the early listing kept between starts', function () {
       assert.ok(fs.existsSync(file), 'the listing was kept');
       assert.equal(fs.statSync(file).mode & 0o777, 0o600);
       discardPrestartedWorker();
-      // The kept listing's folders were changed less than 3 s before it began: all are read again, and it is kept anew.
+      // The kept listing's 280 topic folders were changed less than 3 s before it began (each got a note in the last
+      // 280 written): they are read again, and the listing is kept anew. (The root and the 40 area folders last
+      // changed when their topics were made: more than 3 s before, on a slow machine.)
       const second = await workerListing(env);
-      assert.deepEqual(second?.kept, { reused: 0, whole: false });
+      assert.equal(second?.kept?.whole, false);
+      assert.ok(second.kept.reused <= 41, `${second.kept.reused} folders taken from the kept listing`);
       assert.equal(second?.joined, first.joined);
       discardPrestartedWorker();
       await sleep(3100);
