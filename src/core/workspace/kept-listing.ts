@@ -70,14 +70,25 @@ export function keptListingAllowed(fs: typeof fsModule, folder: string, fileSyst
   }
 }
 
-/** The listing kept in `file` for `root`, when there is one and the workspace's file system allows it. */
+/**
+ * The listing kept in `file` for `root`, when there is one and the workspace's file system allows it. A file that
+ * another user owns, or that others may write (a cache folder shared through NOTESAPP_CACHE_DIR), is not used: its
+ * entries would be listed for every folder whose stat it names.
+ */
 export function readKeptListing(fs: typeof fsModule, file: string, root: string, fileSystems: readonly number[], version: number, parse: typeof parseKeptListing, allowed: typeof keptListingAllowed): KeptListing | undefined {
   if (!allowed(fs, root, fileSystems)) return undefined;
   let text: string;
   try {
-    text = fs.readFileSync(file, 'utf8');
+    const fd = fs.openSync(file, 'r');
+    try {
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0) return undefined;
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
-    return undefined; // none yet
+    return undefined; // none yet, or unreadable
   }
   return parse(text, version);
 }

@@ -278,6 +278,25 @@ describe('the early listing kept between starts', function () {
       assert.equal(readKeptListing(on(EXT4), `${file}-none`, '/w', KEPT_LISTING_FILE_SYSTEMS, KEPT_LISTING_VERSION, parseKeptListing, keptListingAllowed), undefined);
     });
 
+    it('is not used when others may write it, or another user owns it', () => {
+      const ext4 = { ...fs, statfsSync: () => ({ type: EXT4 }) } as unknown as typeof fs;
+      const file = path.join(scratch, 'kept');
+      fs.writeFileSync(file, keptListingText(listing, 1, KEPT_LISTING_VERSION), { mode: 0o600 });
+      const read = (through = ext4) => readKeptListing(through, file, '/w', KEPT_LISTING_FILE_SYSTEMS, KEPT_LISTING_VERSION, parseKeptListing, keptListingAllowed);
+      assert.equal(read()?.root, '/w');
+      fs.chmodSync(file, 0o622);
+      assert.equal(read(), undefined, 'writable by others');
+      fs.chmodSync(file, 0o620);
+      assert.equal(read(), undefined, 'writable by the group');
+      fs.chmodSync(file, 0o644);
+      assert.equal(read()?.root, '/w', 'readable by others is the owner\'s choice');
+      const fstatSync = ((fd: number) => Object.assign(fs.fstatSync(fd), { uid: (process.getuid?.() ?? 0) + 1 })) as typeof fs.fstatSync;
+      assert.equal(read({ ...ext4, fstatSync } as typeof fs), undefined, 'owned by another user');
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      assert.equal(read(), undefined, 'a folder');
+    });
+
     it('is written readable by its owner alone, only for a listing of enough files, and a failure costs nothing', async () => {
       someNotes();
       const made = prelist(fs, root, 1_000_000);
