@@ -70,7 +70,9 @@ const PRELIST_HOLD_MS = 2000;
  * the protocol thread) as it lists, it sends the folders read so far (a PrelistHeadMessage) for the protocol thread
  * to check while it reads the rest; when it sees that only once the listing is made, it checks them itself after
  * sending it (a PrelistCheckMessage), while the protocol thread takes the listing in. Last, it writes its files as
- * list_files' answer holds them (a PrelistBytesMessage).
+ * list_files' answer holds them (a PrelistBytesMessage). Given the file a listing is kept in between starts
+ * (workerData.kept, see kept-listing.ts), it lists from the listing kept there, reading only the folders that
+ * changed since, and keeps its own there unless it is that one, unchanged.
  *
  * It runs `{ source, setup }` with `setup` as soon as that comes. While the protocol thread holds the listing
  * (the second integer of `wanted` set: a search runs, see holdPrelisting), the worker sets it aside between two
@@ -177,7 +179,8 @@ export function workerLimits(maxBytes: number, maxFileSize: number): ResourceLim
 /**
  * Starts a worker that waits for its program (see runProgram), listing `prelistRoot` first when given; `wanted`
  * (shared 32-bit integers): the first is set to 1 by the caller once a request waits for that listing, the
- * second, when there is one, while the caller holds the listing (see PRELUDE).
+ * second, when there is one, while the caller holds the listing (see PRELUDE). `keptFile`: where that listing is
+ * kept between starts (see kept-listing.ts), if anywhere.
  */
 export function bootWorker(limits: ResourceLimits, prelistRoot?: string, wanted?: Int32Array, keptFile?: string): Worker {
   return new (workerThreads().Worker)(PRELUDE, { eval: true, resourceLimits: limits, workerData: prelistRoot === undefined ? undefined : { prelist: prelistRoot, wanted, kept: keptFile } });
