@@ -380,7 +380,7 @@ async function benchList() {
   // The first call of a freshly started server, several servers; then repeated calls to the last one. A server
   // started before in the same workspace kept its early listing (see README, "The listing kept between starts"):
   // one start keeps it first, then servers that find it and servers told to keep none start in turn.
-  const keptAt = await keepListing(corpus.dir);
+  const kept = await keepListing(corpus.dir);
   const firsts = [];
   const firstsNothingKept = [];
   let listed;
@@ -394,7 +394,7 @@ async function benchList() {
       await crawlTurn();
     }
   }
-  if (fs.statSync(keptAt).mtimeMs !== keptListingTime) throw new Error('the kept listing was written again: a server did not take it whole');
+  if (fs.statSync(kept.file).mtimeMs !== kept.mtimeMs) throw new Error('the kept listing was written again: a server did not take it whole');
   const { client, indexed } = await connect(corpus.dir);
   await client.callTool({ name: 'list_files', arguments: {} });
   await indexed();
@@ -437,10 +437,10 @@ async function benchList() {
   row('list', `floor: one Node thread listing and watching the ${corpus.notes} files`, floor, median(crawl), 'fdir crawl', '');
 }
 
-let keptListingTime;
 /**
  * Starts a server in `dir` and waits until its first text worker has kept its early listing in the cache folder;
- * returns that file. The corpus's folders are older than the racy margin, so later starts take it whole.
+ * returns that file and its modification time. The corpus's folders are older than the racy margin, so later
+ * starts take it whole (and do not write it again).
  */
 async function keepListing(dir) {
   const cacheDir = process.env.NOTESAPP_CACHE_DIR;
@@ -457,8 +457,7 @@ async function keepListing(dir) {
   await client.close();
   if (!found) throw new Error(`no listing was kept in ${cacheDir}`);
   const file = path.join(cacheDir, found);
-  keptListingTime = fs.statSync(file).mtimeMs;
-  return file;
+  return { file, mtimeMs: fs.statSync(file).mtimeMs };
 }
 
 /**
