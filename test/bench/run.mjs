@@ -444,7 +444,17 @@ async function benchList() {
  */
 async function keepListing(dir) {
   const cacheDir = process.env.NOTESAPP_CACHE_DIR;
-  const ours = (name) => name.startsWith('listing-') && name.endsWith(`-${dir.length}`);
+  // This corpus's kept listing, found by the folder its first line names (its file name holds a hash of the path).
+  const real = fs.realpathSync(dir);
+  const ours = (name) => {
+    if (!name.startsWith('listing-') || name.endsWith('.tmp')) return false;
+    try {
+      const text = fs.readFileSync(path.join(cacheDir, name), 'utf8');
+      return JSON.parse(text.slice(0, text.indexOf('\n'))).root === real;
+    } catch {
+      return false;
+    }
+  };
   fs.mkdirSync(cacheDir, { recursive: true });
   for (const name of fs.readdirSync(cacheDir).filter(ours)) fs.rmSync(path.join(cacheDir, name));
   const { client } = await connect(dir);

@@ -28,9 +28,14 @@ export function nameHash(text: string): string {
   return hash.toString(16).padStart(8, '0');
 }
 
+/** A file of `dir` that belongs to a workspace folder (its path as given, resolved): `<kind>-<hash>-<length>`. */
+function workspaceFile(dir: string, kind: string, workspace: string): string {
+  return path.join(dir, `${kind}-${nameHash(workspace)}-${workspace.length}`);
+}
+
 /** The hint file of a workspace folder (its path as given, resolved), in `dir`. */
 export function listingHintFile(dir: string, workspace: string): string {
-  return path.join(dir, `listed-${nameHash(workspace)}-${workspace.length}`);
+  return workspaceFile(dir, 'listed', workspace);
 }
 
 /**
@@ -41,7 +46,7 @@ export function listingHintFile(dir: string, workspace: string): string {
 export function keptListingFile(workspace: string, env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
   const dir = cacheDir(env);
   if (!dir || env.NOTESAPP_LISTING_CACHE === 'off' || platform !== 'linux') return undefined;
-  return path.join(dir, `listing-${nameHash(workspace)}-${workspace.length}`);
+  return workspaceFile(dir, 'listing', workspace);
 }
 
 /** True unless the workspace is known to have held fewer than EARLY_LISTING_MIN_FILES files last time. */

@@ -73,7 +73,7 @@ export interface PrelistCheck {
 export const RACY_MS = 3000;
 
 /**
- * An early listing kept from an earlier start (see listing-cache.ts): what that start listed, with the device of the
+ * An early listing kept from an earlier start (see kept-listing.ts): what that start listed, with the device of the
  * workspace folder. A folder whose stat is as it was then, on that device, and whose times were older than
  * `started` less the racy margin, holds the same entries now: adding, removing or renaming an entry changes a
  * folder's modification and change times (and a change in the same clock tick as the stat would have left them
