@@ -1,15 +1,23 @@
 // What a server process does before its code is even loaded: boot the first text worker thread on another core
 // (see worker-boot.ts), which lists the workspace as it boots (see prelist.ts). The loader (dist/server.js) does
-// this before it loads the server bundle; a process restored from a start-up snapshot does it first thing.
+// this before it loads the server bundle; a process restored from a start-up snapshot does it first thing. Only when
+// there is a workspace to list early: with nothing to list, the worker would only be ahead of the index, which then
+// boots its own once the handshake is done, and it cost the handshake 16-20 ms on a busy two-core machine (loading
+// node:worker_threads and creating the thread on the protocol thread, 4-8 ms, and the thread's start taking a core
+// from the loading server; see the README's "How the server gets there").
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { earlyListingWanted } from '../src/core/workspace/listing-hint';
 import { prestartTextWorker } from '../src/core/workspace/worker-boot';
 
-/** Boots the first text worker for the server that `argv` (the arguments after the script) and `env` start. */
+/**
+ * Boots the first text worker, listing the workspace, for the server that `argv` (the arguments after the script)
+ * and `env` start, when it has a workspace to list early (see workspaceArgument).
+ */
 export function startEarlyWork(argv: string[], env: NodeJS.ProcessEnv): void {
   if (argv.includes('--help') || argv.includes('--version')) return;
-  prestartTextWorker(env, workspaceArgument(argv, env));
+  const workspace = workspaceArgument(argv, env);
+  if (workspace !== undefined) prestartTextWorker(env, workspace);
 }
 
 /**

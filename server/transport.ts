@@ -11,7 +11,6 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import { randomUUID } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { isPlainObject } from '../src/core/config/merge';
 import { LineReader, type LineEvent } from './line-reader';
@@ -34,9 +33,12 @@ type RequestId = string | number;
 /**
  * What the SDK is told a request with id 0 is called. The SDK ignores a cancellation naming a falsy id, so a
  * request with id 0 that timed out or was cancelled would run on, and its late reply would answer a new request
- * that reuses id 0. The client never sees this id: replies carry 0 again.
+ * that reuses id 0. The client never sees this id: replies carry 0 again. Unique to the process (its id and the
+ * moment it first needed the alias, in nanoseconds); not random bytes: the SDK's clients number their requests from
+ * 0, so the handshake itself needs the alias, and node:crypto took 4-6 ms to load there. A client could only meet
+ * it by sending this very string as an id, and would then get its own reply under id 0.
  */
-const ZERO_ID_ALIAS = perProcessValue(() => `notesapp-request-0-${randomUUID()}`);
+const ZERO_ID_ALIAS = perProcessValue(() => `notesapp-request-0-${process.pid}-${process.hrtime.bigint()}`);
 
 /** The id the client gave a request, from the id the SDK knows it by (see ZERO_ID_ALIAS). */
 export function clientRequestId(id: RequestId): RequestId {

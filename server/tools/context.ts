@@ -14,7 +14,7 @@ import { RipgrepUse, ScanSearch, type SearchBackend } from '../../src/core/works
 import { statNotes, type NoteStat } from '../../src/core/workspace/stats';
 import { WorkspaceIndex } from '../../src/core/workspace/workspace-index';
 import { rememberListingSize } from '../../src/core/workspace/listing-hint';
-import { discardPrestartedWorker, indexBytes } from '../../src/core/workspace/worker-boot';
+import { discardPrestartedWorker, indexBytes, prestartedWorkerWaiting } from '../../src/core/workspace/worker-boot';
 import { EditorBridgeClient } from '../editor-bridge-client';
 import type { EncodedAnswer } from '../structured-json';
 import { listAnswer } from './list-page';
@@ -147,12 +147,16 @@ export class NotesContext {
   }
 
   /**
-   * While the handshake is going on: boot the text worker threads when texts will be indexed, so that they are
-   * ready when the listing starts. Their start-up runs on other cores; this thread only creates them. The first
-   * may be the one the loader booted already; when texts are not indexed, that one is stopped.
+   * While the handshake is going on, when the loader booted a text worker (to list the workspace early, see
+   * early-start.ts): take it over and boot the other text worker threads, so that they are ready when the listing
+   * starts (their start-up runs on other cores; this thread only creates them); when texts are not indexed, stop it.
+   * Without such a worker, the index boots its workers once the handshake is done (see startBackgroundWork): here
+   * they cost the handshake the loading of node:worker_threads and the creating of a thread (4-8 ms), and they had
+   * nothing to read before the listing.
    */
   prepareBackgroundWork(): void {
     if (!this.config.search.indexOnStartup) return discardPrestartedWorker();
+    if (!prestartedWorkerWaiting()) return;
     void this.workspaceIndex().then((index) => (index ? index.prepareTexts() : discardPrestartedWorker()));
   }
 
@@ -163,6 +167,8 @@ export class NotesContext {
   startBackgroundWork(): void {
     void this.workspaceIndex().then((index) => {
       if (!index) return;
+      // Ahead of the listing, unless prepareBackgroundWork did it.
+      if (this.config.search.indexOnStartup) index.prepareTexts();
       void index.listing().then(async () => {
         if (index.listed()) await rememberListingSize(this.deps.workspaceRoot, index.stats().files);
       });

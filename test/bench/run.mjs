@@ -149,7 +149,7 @@ async function benchStartup() {
   const corpus = ensureCorpus(1000);
   const fsServer = path.join(root, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
   const ours = [serverJs, '--workspace', corpus.dir, '--config', configPath];
-  const floorArgs = ['-e', 'process.stdin.once("data",()=>process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:1,result:{}})+"\\n"))'];
+  const floorArgs = ['-e', 'process.stdin.once("data",()=>process.stdout.write(JSON.stringify({jsonrpc:"2.0",id:0,result:{}})+"\\n"))'];
   // The start-up snapshot the extension makes for the runtime it starts the server with, made with the product's code.
   const { buildStartupSnapshot } = await tsImport('../../src/core/startup-snapshot.ts', import.meta.url);
   const snapshot = await buildStartupSnapshot({ distDir: path.dirname(serverJs), runtime: process.execPath });

@@ -4,17 +4,18 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 const line = (msg) => `${JSON.stringify(msg)}\n`;
+// Numbered from 0, as the MCP SDK's clients (the Inspector, Claude Desktop) number their requests.
 const INIT = line({
   jsonrpc: '2.0',
-  id: 1,
+  id: 0,
   method: 'initialize',
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
 });
 // What a client sends right after the initialize response.
-const AFTER_INIT = line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+const AFTER_INIT = line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
 /**
- * Milliseconds from spawn to the first complete stdout line answering id 1 (`initialize`) and, with `toolsList`, to
+ * Milliseconds from spawn to the first complete stdout line answering id 0 (`initialize`) and, with `toolsList`, to
  * the answer of a tools/list sent right after it (`{ init, toolsList }`; otherwise just the number). lingerMs keeps
  * the process alive after the response (lets it finish start-up work such as its code cache). `env` is the child's
  * whole environment (default: this process's).
@@ -29,11 +30,13 @@ export function timeInitialize(command, args, { cwd, env = process.env, timeoutM
       child.kill('SIGKILL');
       reject(new Error(`${args.join(' ')}: no ${init === undefined ? 'initialize' : 'tools/list'} response within ${timeoutMs} ms`));
     }, timeoutMs);
+    // Resolves once the process is gone, so that the next one timed does not start while this one is torn down.
     const finish = (value) => {
       clearTimeout(timer);
       setTimeout(() => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve(value);
+        child.once('exit', () => resolve(value));
         child.kill('SIGKILL');
-        resolve(value);
       }, lingerMs);
     };
     child.stdout.on('data', (d) => {
@@ -48,11 +51,11 @@ export function timeInitialize(command, args, { cwd, env = process.env, timeoutM
           continue; // not JSON-RPC
         }
         const elapsed = performance.now() - started;
-        if (msg.id === 1 && msg.result && init === undefined) {
+        if (msg.id === 0 && msg.result && init === undefined) {
           init = elapsed;
           if (!toolsList) return finish(elapsed);
           child.stdin.write(AFTER_INIT);
-        } else if (msg.id === 2 && init !== undefined) {
+        } else if (msg.id === 1 && init !== undefined) {
           return finish({ init, toolsList: elapsed });
         }
       }

@@ -77,8 +77,9 @@ export class RawServer {
     return reply;
   }
 
-  async initialize(): Promise<void> {
-    const r = await this.request('init', 'initialize', {
+  /** The handshake; `id`: the initialize request's (the MCP SDK's clients send 0). */
+  async initialize(id: string | number = 'init'): Promise<void> {
+    const r = await this.request(id, 'initialize', {
       protocolVersion: '2025-06-18',
       capabilities: {},
       clientInfo: { name: 'raw-test', version: '1.0.0' },
@@ -133,7 +134,8 @@ export class RawServer {
     });
   }
 
-  async stop(): Promise<void> {
+  /** Ends its input, waits for it to exit, and removes its home and (unless kept for another start) its workspace. */
+  async stop({ keepWorkspace = false } = {}): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) {
       this.child.stdin.end();
       const timer = setTimeout(() => this.child.kill('SIGKILL'), 3000);
@@ -141,7 +143,7 @@ export class RawServer {
       clearTimeout(timer);
     }
     fs.rmSync(this.home, { recursive: true, force: true });
-    fs.rmSync(this.workspace, { recursive: true, force: true });
+    if (!keepWorkspace) fs.rmSync(this.workspace, { recursive: true, force: true });
   }
 
   private onStdout(chunk: Buffer): void {

@@ -98,6 +98,23 @@ describe('lazily loaded packages in the server bundle', () => {
   });
 });
 
+/** What a server had loaded (and how many worker threads it had created) as it wrote its initialize reply. */
+interface AtReply {
+  loads: string[];
+  builtins: string[];
+  workers: number;
+  schemas: { total: number; built: number };
+}
+
+/** Resolves once `done()` holds (checked every 20 ms); fails after 10 s. */
+async function waitUntil(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done()) {
+    assert.ok(Date.now() < deadline, 'waited 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('lazily loaded packages in the built server (dist/server.js)', () => {
   let dir: string;
   before(() => {
@@ -105,8 +122,18 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     // Given to the server with --require: a list that the bundle's stand-ins put each first load on.
     fs.writeFileSync(
       path.join(dir, 'preload.cjs'),
-      `if (require('node:worker_threads').isMainThread) {
+      `const threads = require('node:worker_threads');
+      if (threads.isMainThread) {
         const loads = (globalThis[Symbol.for('notesapp.lazyLoads')] = []);
+        // Worker threads created (node:worker_threads is loaded here, so its being loaded tells nothing).
+        let workers = 0;
+        const Worker = threads.Worker;
+        threads.Worker = class extends Worker {
+          constructor(...args) {
+            workers++;
+            super(...args);
+          }
+        };
         // As the initialize reply is written (the first line on stdout): what the handshake itself loaded.
         const write = process.stdout.write.bind(process.stdout);
         let replied = false;
@@ -114,7 +141,7 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
           if (!replied) {
             replied = true;
             const schemas = globalThis[Symbol.for('notesapp.lazySdkSchemas')];
-            require('node:fs').writeFileSync(process.env.LAZY_LOADS_OUT + '.initialize', JSON.stringify({ loads, builtins: process.moduleLoadList, schemas: schemas ? { total: schemas.total(), built: schemas.built() } : null }));
+            require('node:fs').writeFileSync(process.env.LAZY_LOADS_OUT + '.initialize', JSON.stringify({ loads, builtins: process.moduleLoadList, workers, schemas: schemas ? { total: schemas.total(), built: schemas.built() } : null }));
           }
           return write(...args);
         };
@@ -138,20 +165,34 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
    * The lazy packages a fresh server ran during its handshake, tools/list and `calls`, in order. Its caches are in
    * `cache` (by default one that an earlier start of this build filled, as for every start but the first).
    */
-  async function loadsDuring(calls: Array<[string, Record<string, unknown>]>, cache = path.join(dir, 'cache'), settleMs = 0): Promise<string[]> {
-    const out = path.join(dir, `loads-${calls.length}.json`);
-    // A workspace of its own: the server's stop() removes it.
+  /** A workspace of two notes (a server's stop() removes it). */
+  function notesFolder(): string {
     const notes = fs.mkdtempSync(path.join(dir, 'notes-'));
     fs.mkdirSync(path.join(notes, 'sub'));
     fs.writeFileSync(path.join(notes, 'a.md'), '---\ntitle: A\ntags: [x]\n---\n# A\n\nSee [[b]]. TODO before the deadline\n');
     fs.writeFileSync(path.join(notes, 'sub', 'b.md'), '# B\n');
+    return notes;
+  }
+
+  /** A server of `notes` started with the preload, which writes what it loaded to `out` (and `out`.initialize, ...). */
+  function serverWithPreload(notes: string, out: string, cache: string): RawServer {
     const preload = `--require ${JSON.stringify(path.join(dir, 'preload.cjs'))}`;
-    const server = new RawServer({
+    return new RawServer({
       workspace: notes,
       env: { NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' '), LAZY_LOADS_OUT: out, NOTESAPP_CACHE_DIR: cache, NOTESAPP_NO_CODE_CACHE: '' },
     });
+  }
+
+  /** What the preload wrote as the initialize reply was written. */
+  function loadedAtReply(out: string): AtReply {
+    return JSON.parse(fs.readFileSync(`${out}.initialize`, 'utf8')) as AtReply;
+  }
+
+  async function loadsDuring(calls: Array<[string, Record<string, unknown>]>, cache = path.join(dir, 'cache'), settleMs = 0, initializeId: string | number = 'init'): Promise<string[]> {
+    const out = path.join(dir, `loads-${calls.length}.json`);
+    const server = serverWithPreload(notesFolder(), out, cache);
     try {
-      await server.initialize();
+      await server.initialize(initializeId);
       assert.ok((await server.request('list', 'tools/list')).result);
       for (const [i, [name, args]] of calls.entries()) {
         const reply = await server.request(i, 'tools/call', { name, arguments: args });
@@ -174,9 +215,9 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
   it('runs none of them, nor node:crypto and node:fs/promises, for the handshake; tools/list and the turns after it run these two only', async () => {
     // Given the time for the warm-up's turns after the handshake (see idle-warm-up.ts).
     assert.deepEqual([...(await loadsDuring([], undefined, 300))].sort(), ['node:crypto', 'node:fs/promises'], 'loaded after the handshake, by its warm-up');
-    const atReply = JSON.parse(fs.readFileSync(path.join(dir, 'loads-0.json.initialize'), 'utf8')) as { loads: string[]; builtins: string[]; schemas: { total: number; built: number } };
+    const atReply = loadedAtReply(path.join(dir, 'loads-0.json'));
     assert.deepEqual(atReply.loads, [], 'none for the handshake');
-    assert.ok(atReply.builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
+    assert.ok(atReply.builtins.includes('NativeModule fs'), 'the list of built-in modules loaded is read');
     assert.ok(!atReply.builtins.includes('NativeModule crypto'), 'node:crypto is not loaded for the handshake');
     assert.ok(!atReply.builtins.includes('NativeModule fs/promises'), 'node:fs/promises is not loaded for the handshake');
     // The MCP SDK's schemas are built on first use (see lazy-sdk-schemas.mjs): a third of them for the handshake.
@@ -188,6 +229,42 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     assert.ok(schemas.built > atReply.schemas.built && schemas.built < schemas.total / 2, `${schemas.built} of ${schemas.total} built in the end`);
   });
 
+  it("loads no node:crypto for a handshake whose initialize has id 0, as the MCP SDK's clients number it", async () => {
+    // The transport tells the SDK such a request by another id (see ZERO_ID_ALIAS in transport.ts), made without it.
+    await loadsDuring([], undefined, 0, 0);
+    const atReply = loadedAtReply(path.join(dir, 'loads-0.json'));
+    assert.ok(atReply.builtins.includes('NativeModule fs'), 'the list of built-in modules loaded is read');
+    assert.ok(!atReply.builtins.includes('NativeModule crypto'), 'node:crypto is not loaded for the handshake');
+  });
+
+  it('boots a text worker before the handshake only for a workspace to list early: not for one known to be small', async () => {
+    const cache = path.join(dir, 'small-workspace');
+    const notes = notesFolder();
+    const first = serverWithPreload(notes, path.join(dir, 'small-1.json'), cache);
+    try {
+      await first.initialize();
+      // Its size is not known yet: the worker lists it early, and the index then keeps its size (2 files).
+      await waitUntil(() => fs.existsSync(cache) && fs.readdirSync(cache).some((name) => name.startsWith('listed-') && !name.endsWith('.tmp')));
+    } finally {
+      await first.stop({ keepWorkspace: true });
+    }
+    const atFirst = loadedAtReply(path.join(dir, 'small-1.json'));
+    assert.ok(atFirst.workers >= 1, 'a workspace of unknown size: a worker booted before the handshake, to list it');
+    const second = serverWithPreload(notes, path.join(dir, 'small-2.json'), cache);
+    try {
+      // A client slow to send its initialize: the server has long been ready and waiting for it.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await second.initialize();
+      const atSecond = loadedAtReply(path.join(dir, 'small-2.json'));
+      assert.equal(atSecond.workers, 0, 'a workspace known to be small: no worker thread before the handshake');
+      // The index starts its own worker after the handshake, and searches as before.
+      const found = await second.request(1, 'tools/call', { name: 'search_files', arguments: { query: 'deadline' } });
+      assert.match(JSON.stringify(found.result), /a\.md/);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('runs none of them for list_files, read_file and a plain search, but the built-ins they use: node:fs/promises, and node:crypto for the stand-in of their structured replies', async () => {
     const loads = await loadsDuring([
       ['list_files', {}],
@@ -197,7 +274,7 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     assert.deepEqual([...loads].sort(), ['node:crypto', 'node:fs/promises']);
     // Nor node:v8 (about 2 ms), which only a start-up snapshot's build needs (see per-process.ts).
     const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-3.json.builtins'), 'utf8')) as string[];
-    assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
+    assert.ok(builtins.includes('NativeModule fs'), 'the list of built-in modules loaded is read');
     assert.ok(!builtins.includes('NativeModule v8'), 'node:v8 is not loaded');
   });
 
@@ -207,7 +284,7 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
       ['read_file', { path: 'a.md' }],
     ]);
     const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-2.json.builtins'), 'utf8')) as string[];
-    assert.ok(builtins.includes('NativeModule worker_threads'), 'the list of built-in modules loaded is read');
+    assert.ok(builtins.includes('NativeModule fs'), 'the list of built-in modules loaded is read');
     assert.ok(!builtins.includes('NativeModule child_process'), 'node:child_process is not loaded');
   });
 
