@@ -208,7 +208,8 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
     ctx.dispose();
   };
   // Listing, watching and indexing the workspace wait until the handshake is done, so they never delay it; only
-  // the text worker threads boot meanwhile, on other cores.
+  // when the loader booted a text worker to list the workspace early do the others boot meanwhile, on other cores
+  // (see prepareBackgroundWork).
   ctx.prepareBackgroundWork();
   const previousOnInitialized = server.server.oninitialized;
   let initialized = false;
