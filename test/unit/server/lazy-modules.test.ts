@@ -161,10 +161,6 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     await loadsDuring([]);
   });
 
-  /**
-   * The lazy packages a fresh server ran during its handshake, tools/list and `calls`, in order. Its caches are in
-   * `cache` (by default one that an earlier start of this build filled, as for every start but the first).
-   */
   /** A workspace of two notes (a server's stop() removes it). */
   function notesFolder(): string {
     const notes = fs.mkdtempSync(path.join(dir, 'notes-'));
@@ -188,6 +184,11 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     return JSON.parse(fs.readFileSync(`${out}.initialize`, 'utf8')) as AtReply;
   }
 
+  /**
+   * The lazy packages a fresh server ran during its handshake, tools/list and `calls`, in order. Its caches are in
+   * `cache` (by default one that an earlier start of this build filled, as for every start but the first);
+   * `initializeId`: the id of its initialize request.
+   */
   async function loadsDuring(calls: Array<[string, Record<string, unknown>]>, cache = path.join(dir, 'cache'), settleMs = 0, initializeId: string | number = 'init'): Promise<string[]> {
     const out = path.join(dir, `loads-${calls.length}.json`);
     const server = serverWithPreload(notesFolder(), out, cache);
