@@ -7,11 +7,12 @@ import path from 'node:path';
 
 /** Packages made lazy: note parsing (gray-matter and js-yaml, markdown-it), the editor bridge (vscode-jsonrpc),
  * configuration writes (write-file-atomic, which the server never does) and the regular-expression parser that
- * finds the text ripgrep looks for (regexpp), and Ajv, the SDK's validator of answers to elicitation requests (made on
- * first use, see server.ts). And two built-ins: node:crypto, which the server's modules import for keys, hashes and
+ * finds the text ripgrep looks for (regexpp), picomatch, which compiles the exclude globs when the workspace is first
+ * listed (after the handshake), and Ajv, the SDK's validator of answers to elicitation requests (made on first use,
+ * see server.ts). And two built-ins: node:crypto, which the server's modules import for keys, hashes and
  * temporary names they make only once at work (about 2.5 ms of a start; see per-process.ts), and node:fs/promises,
  * which only requests use (about 1 ms; the build leaves it out of the shared built-ins, see esbuild.mjs). */
-export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'ajv', 'ajv-formats', 'node:crypto', 'node:fs/promises'];
+export const LAZY_PACKAGES = ['gray-matter', 'js-yaml', 'markdown-it', 'vscode-jsonrpc/node', 'write-file-atomic', '@eslint-community/regexpp', 'picomatch', 'ajv', 'ajv-formats', 'node:crypto', 'node:fs/promises'];
 
 /** The package a resolved file belongs to (the last node_modules segment): what a load is counted as. */
 const packageOf = (file) => {
@@ -22,8 +23,9 @@ const packageOf = (file) => {
 };
 
 /** The project's own modules made lazy: the configuration's zod schema, which a start whose read of the config file
- * was kept does not need (about 9 ms; see server/config-load-cache.ts). */
-export const LAZY_FILES = ['src/core/config/schema.ts'];
+ * was kept does not need (about 9 ms; see server/config-load-cache.ts), and the client of the editor bridge, made
+ * when an editor tool is first called (its protocol's zod schemas took about 1 ms of each start). */
+export const LAZY_FILES = ['src/core/config/schema.ts', 'server/editor-bridge-client.ts'];
 
 // A process given a list at globalThis[Symbol.for('notesapp.lazyLoads')] (a test's preload) has each first load
 // put on it, so that a test can tell which packages the real bundle ran.

@@ -204,7 +204,6 @@ export function createNotesServer(deps: NotesServerDeps): McpServer {
     stopWatchingConfig?.();
     previousOnClose?.();
     watchers.dispose();
-    ctx.bridge.dispose();
     ctx.dispose();
   };
   // Listing, watching and indexing the workspace wait until the handshake is done, so they never delay it; only

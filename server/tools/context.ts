@@ -47,7 +47,7 @@ export interface ContextDeps {
 }
 
 export class NotesContext {
-  readonly bridge: EditorBridgeClient;
+  private bridgeClient: EditorBridgeClient | undefined;
   /** The category (`integrations.mcp.tools` key) of each tool, by name. */
   readonly toolCategories = new Map<string, string>();
   /** Metadata, tasks and summaries of notes: large notes are parsed in a worker thread. */
@@ -71,8 +71,15 @@ export class NotesContext {
     readonly server: McpServer,
     readonly deps: ContextDeps,
   ) {
-    this.bridge = new EditorBridgeClient({ workspaceRoot: deps.workspaceRoot, configDir: path.dirname(deps.configPath), env: deps.env });
     this.analyser = new NoteAnalyser(deps.noteWorkerFile ?? path.join(__dirname, 'note-worker.js'), deps.log);
+  }
+
+  /**
+   * The client of the editor bridge, made when an editor tool is first called: its module, with the bridge
+   * protocol's schemas, loads then and not at every start (see LAZY_FILES in lazy-modules.mjs).
+   */
+  get bridge(): EditorBridgeClient {
+    return (this.bridgeClient ??= new EditorBridgeClient({ workspaceRoot: this.deps.workspaceRoot, configDir: path.dirname(this.deps.configPath), env: this.deps.env }));
   }
 
   get config(): NotesConfig {
@@ -281,6 +288,7 @@ export class NotesContext {
 
   /** Stops the watchers, the text workers and the note analysis worker. */
   dispose(): void {
+    this.bridgeClient?.dispose();
     void this.indexPromise?.then((index) => index?.dispose());
     this.scan?.search.dispose();
     this.analyser.dispose();

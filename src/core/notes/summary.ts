@@ -45,11 +45,13 @@ function words(text: string): string[] {
  * inside closing quotes or brackets. A list item or a line of text often has none: followed by another sentence
  * in a summary, it gets a full stop, so that "Buy seeds" and "Plant tomatoes" do not read as one sentence.
  */
-const PUNCTUATED_END = /[.!?…:;,。！？‼⁇⁈⁉：；，、][\p{Pe}\p{Pf}"'*_`~]*$/u;
+let punctuatedEndRe: RegExp | undefined;
+/** Made on first use, not as the module loads (Unicode property classes make it costly to create, see structure.ts). */
+const punctuatedEnd = (): RegExp => (punctuatedEndRe ??= /[.!?…:;,。！？‼⁇⁈⁉：；，、][\p{Pe}\p{Pf}"'*_`~]*$/u);
 
 /** The sentences joined with spaces; each one without punctuation at its end and followed by another gets a `.`. */
 function joinSentences(sentences: readonly string[]): string {
-  return sentences.map((s, i) => (i < sentences.length - 1 && !PUNCTUATED_END.test(s) ? `${s}.` : s)).join(' ');
+  return sentences.map((s, i) => (i < sentences.length - 1 && !punctuatedEnd().test(s) ? `${s}.` : s)).join(' ');
 }
 
 /** The first `length` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair (an emoji). */
@@ -82,7 +84,7 @@ export function extractiveSummary(text: string, maxLength: number): string {
     const ws = words(s);
     const score = ws.length ? ws.reduce((sum, w) => sum + (freq.get(w) ?? 0), 0) / Math.sqrt(ws.length) : 0;
     // The full stop it gets unless it comes last (see joinSentences).
-    return { s, index, score: score + (index === 0 ? 1 : 0), stop: PUNCTUATED_END.test(s) ? 0 : 1 };
+    return { s, index, score: score + (index === 0 ? 1 : 0), stop: punctuatedEnd().test(s) ? 0 : 1 };
   });
   const ranked = [...scored].sort((a, b) => b.score - a.score || a.index - b.index);
   const chosen: typeof scored = [];

@@ -213,9 +213,10 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     assert.ok(fs.readdirSync(cache).some((name) => name.startsWith('config-load-')), 'the read is kept in the cache folder');
   });
 
-  it('runs none of them, nor node:crypto and node:fs/promises, for the handshake; tools/list and the turns after it run these two only', async () => {
-    // Given the time for the warm-up's turns after the handshake (see idle-warm-up.ts).
-    assert.deepEqual([...(await loadsDuring([], undefined, 300))].sort(), ['node:crypto', 'node:fs/promises'], 'loaded after the handshake, by its warm-up');
+  it('runs none of them, nor node:crypto and node:fs/promises, for the handshake; tools/list and the turns after it run these two and picomatch only', async () => {
+    // Given the time for the warm-up's turns after the handshake (see idle-warm-up.ts) and the workspace's first
+    // listing, which compiles the exclude globs with picomatch.
+    assert.deepEqual([...(await loadsDuring([], undefined, 300))].sort(), ['node:crypto', 'node:fs/promises', 'picomatch'], 'loaded after the handshake, by its warm-up and listing');
     const atReply = loadedAtReply(path.join(dir, 'loads-0.json'));
     assert.deepEqual(atReply.loads, [], 'none for the handshake');
     assert.ok(atReply.builtins.includes('NativeModule fs'), 'the list of built-in modules loaded is read');
@@ -266,13 +267,13 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     }
   });
 
-  it('runs none of them for list_files, read_file and a plain search, but the built-ins they use: node:fs/promises, and node:crypto for the stand-in of their structured replies', async () => {
+  it('runs none of them for list_files, read_file and a plain search, but the built-ins they use and picomatch: node:fs/promises, node:crypto for the stand-in of their structured replies, picomatch for the exclude globs', async () => {
     const loads = await loadsDuring([
       ['list_files', {}],
       ['read_file', { path: 'a.md' }],
       ['search_files', { query: 'deadline' }],
     ]);
-    assert.deepEqual([...loads].sort(), ['node:crypto', 'node:fs/promises']);
+    assert.deepEqual([...loads].sort(), ['node:crypto', 'node:fs/promises', 'picomatch']);
     // Nor node:v8 (about 2 ms), which only a start-up snapshot's build needs (see per-process.ts).
     const builtins = JSON.parse(fs.readFileSync(path.join(dir, 'loads-3.json.builtins'), 'utf8')) as string[];
     assert.ok(builtins.includes('NativeModule fs'), 'the list of built-in modules loaded is read');
@@ -293,5 +294,33 @@ describe('lazily loaded packages in the built server (dist/server.js)', () => {
     const loads = await loadsDuring([['get_note_metadata', { path: 'a.md' }]]);
     assert.ok(loads.includes('gray-matter') && loads.includes('markdown-it'), JSON.stringify(loads));
     assert.ok(!loads.includes('vscode-jsonrpc'), 'the editor bridge is not used');
+    assert.ok(!loads.includes('server/editor-bridge-client.ts'), "nor the bridge's client");
+  });
+
+  it("runs the editor bridge's client when an editor tool is first called, and answers as before without an editor", async () => {
+    const out = path.join(dir, 'loads-editor.json');
+    // No VS Code window to find: the server's own home (see RawServer) has no discovery files, nor its environment a bridge.
+    const server = new RawServer({
+      workspace: notesFolder(),
+      env: {
+        NODE_OPTIONS: [process.env.NODE_OPTIONS, `--require ${JSON.stringify(path.join(dir, 'preload.cjs'))}`].filter(Boolean).join(' '),
+        LAZY_LOADS_OUT: out,
+        NOTESAPP_CACHE_DIR: path.join(dir, 'cache'),
+        NOTESAPP_NO_CODE_CACHE: '',
+        NOTESAPP_BRIDGE_ADDRESS: '',
+        NOTESAPP_BRIDGE_TOKEN: '',
+      },
+    });
+    try {
+      await server.initialize();
+      assert.deepEqual(loadedAtReply(out).loads, [], 'not for the handshake');
+      const reply = await server.request(1, 'tools/call', { name: 'get_editor_content', arguments: {} });
+      assert.equal(reply.result?.isError, true, JSON.stringify(reply));
+      assert.match(JSON.stringify(reply.result), /No VS Code editor is attached/);
+    } finally {
+      await server.stop();
+    }
+    const loads = JSON.parse(fs.readFileSync(out, 'utf8')) as string[];
+    assert.ok(loads.includes('server/editor-bridge-client.ts'), JSON.stringify(loads));
   });
 });
