@@ -65,7 +65,8 @@ export function earlyListingWanted(workspace: string, env: NodeJS.ProcessEnv = p
 
 /**
  * Remembers how many files the workspace holds (written aside, then renamed; failures only cost speed). A workspace
- * too small to be listed early next time has its kept listing (if any) removed: it would not be used.
+ * too small to be listed early next time has its kept listing (if any) removed: it would not be used. The first
+ * time in a process, the cache folder is pruned too (see pruneCacheFolder).
  */
 export async function rememberListingSize(workspace: string, files: number, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const dir = cacheDir(env);
@@ -81,4 +82,69 @@ export async function rememberListingSize(workspace: string, files: number, env:
   } catch {
     await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
   }
+  if (!pruned.has(dir)) {
+    pruned.add(dir);
+    await pruneCacheFolder(dir);
+  }
+}
+
+/** The cache folders this process has pruned (once each is enough: see pruneCacheFolder). */
+const pruned = new Set<string>();
+
+/** A file written aside this long ago was left by a process stopped between its write and its rename. */
+export const STALE_TEMP_MS = 60 * 60 * 1000;
+
+/** A workspace not listed for this long has its hint and kept listing removed (any start writes them anew). */
+export const UNUSED_WORKSPACE_MS = 90 * 24 * 60 * 60 * 1000;
+
+/**
+ * Removes from the cache folder what no start will use: files written aside (`*.tmp`) by a process stopped before
+ * it renamed them, an hour old or more, and the size hint and kept listing of each workspace listed last more
+ * than 90 days ago (their newer modification time: every listing rewrites the hint). The code cache, the kept
+ * configuration reads and the start-up snapshots are left to the code that keeps them, and anything else to its
+ * owner. Failures are ignored (another server may be pruning too). Resolves to the names removed.
+ */
+export async function pruneCacheFolder(dir: string, now = Date.now()): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(dir);
+  } catch {
+    return [];
+  }
+  const modified = async (name: string): Promise<number | undefined> => {
+    try {
+      const stat = await fs.promises.lstat(path.join(dir, name));
+      return stat.isFile() ? stat.mtimeMs : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const stale: string[] = [];
+  const lastListed = new Map<string, { names: string[]; newest: number }>();
+  for (const name of names) {
+    if (name.endsWith('.tmp')) {
+      const time = await modified(name);
+      if (time !== undefined && time < now - STALE_TEMP_MS) stale.push(name);
+      continue;
+    }
+    const workspaceFile = /^(?:listed|listing)-([0-9a-f]{8}-\d+)$/.exec(name);
+    if (!workspaceFile) continue;
+    const time = await modified(name);
+    if (time === undefined) continue;
+    const entry = lastListed.get(workspaceFile[1]) ?? { names: [], newest: -Infinity };
+    entry.names.push(name);
+    entry.newest = Math.max(entry.newest, time);
+    lastListed.set(workspaceFile[1], entry);
+  }
+  for (const { names: files, newest } of lastListed.values()) if (newest < now - UNUSED_WORKSPACE_MS) stale.push(...files);
+  const removed: string[] = [];
+  for (const name of stale) {
+    try {
+      await fs.promises.rm(path.join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      // removed meanwhile, or not ours to remove: left as it is
+    }
+  }
+  return removed.sort();
 }

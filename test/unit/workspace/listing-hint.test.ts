@@ -4,7 +4,17 @@ import * as assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cacheDir, EARLY_LISTING_MIN_FILES, earlyListingWanted, listingHintFile, rememberListingSize } from '../../../src/core/workspace/listing-hint';
+import {
+  cacheDir,
+  EARLY_LISTING_MIN_FILES,
+  earlyListingWanted,
+  keptListingFile,
+  listingHintFile,
+  pruneCacheFolder,
+  rememberListingSize,
+  STALE_TEMP_MS,
+  UNUSED_WORKSPACE_MS,
+} from '../../../src/core/workspace/listing-hint';
 
 describe('the listing size hint', () => {
   let dir: string;
@@ -46,5 +56,58 @@ describe('the listing size hint', () => {
     fs.writeFileSync(path.join(dir, 'file'), 'x');
     await rememberListingSize(path.join(dir, 'w'), 3, { NOTESAPP_CACHE_DIR: path.join(dir, 'file', 'cache') });
     assert.equal(cacheDir({ HOME: dir }) !== undefined, true);
+  });
+
+  it("removes what no start will use: files left aside an hour ago or more, and the hint and kept listing of a workspace not listed for 90 days; nothing else", async () => {
+    const cache = path.join(dir, 'cache');
+    fs.mkdirSync(cache);
+    const now = Date.now();
+    const write = (name: string, ageMs: number): string => {
+      const file = path.join(cache, name);
+      fs.writeFileSync(file, 'x');
+      const time = new Date(now - ageMs);
+      fs.utimesSync(file, time, time);
+      return name;
+    };
+    const day = 24 * 60 * 60 * 1000;
+    const name = (file: string | undefined): string => path.basename(file ?? '');
+    const linuxEnv = { NOTESAPP_CACHE_DIR: cache };
+    const old = path.join(dir, 'old-notes');
+    const used = path.join(dir, 'used-notes');
+    const keptOnly = path.join(dir, 'big-notes');
+    const expected = [
+      write(`${name(listingHintFile(cache, old))}.123.tmp`, STALE_TEMP_MS + 60_000),
+      write('server-core-1-2-v20.20.2-x64.bin.77.tmp', 3 * STALE_TEMP_MS),
+      write(name(listingHintFile(cache, old)), UNUSED_WORKSPACE_MS + day),
+      write(name(keptListingFile(old, linuxEnv, 'linux')), UNUSED_WORKSPACE_MS + 2 * day),
+    ].sort();
+    // Kept: a file being written now, a workspace listed recently (its kept listing is older, but its hint is new),
+    // a kept listing alone that is recent, and what other parts of the server keep, however old.
+    const kept = [
+      write('listed-0123abcd-20.456.tmp', 60_000),
+      write(name(listingHintFile(cache, used)), day),
+      write(name(keptListingFile(used, linuxEnv, 'linux')), UNUSED_WORKSPACE_MS + 5 * day),
+      write(name(keptListingFile(keptOnly, linuxEnv, 'linux')), 10 * day),
+      write('server-core-1-2-v20.20.2-x64.bin', 400 * day),
+      write('config-load-abc.json', 400 * day),
+      write('startup-0123abcd.blob', 400 * day),
+      write('listed-notes-of-mine.txt', 400 * day),
+    ].sort();
+    fs.mkdirSync(path.join(cache, 'listed-0123abcd-20'));
+    assert.deepEqual(await pruneCacheFolder(cache, now), expected);
+    assert.deepEqual(fs.readdirSync(cache).sort(), [...kept, 'listed-0123abcd-20'].sort());
+    assert.deepEqual(await pruneCacheFolder(path.join(dir, 'no-such-folder'), now), [], 'a folder that is not there: nothing');
+  });
+
+  it('prunes the cache folder once a process remembers a listing size', async () => {
+    const cache = path.join(dir, 'cache');
+    fs.mkdirSync(cache);
+    const stale = path.join(cache, 'listed-0123abcd-20.99.tmp');
+    fs.writeFileSync(stale, '');
+    const time = new Date(Date.now() - 2 * STALE_TEMP_MS);
+    fs.utimesSync(stale, time, time);
+    await rememberListingSize(path.join(dir, 'notes'), 3, env);
+    assert.equal(fs.existsSync(stale), false, 'the file left aside is gone');
+    assert.equal(earlyListingWanted(path.join(dir, 'notes'), env), false, 'the hint written is kept');
   });
 });
