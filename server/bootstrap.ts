@@ -7,6 +7,7 @@ import Module from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { cacheDir } from '../src/core/workspace/listing-hint';
+import { whenStartupPathRun } from './code-cache-point';
 import { startEarlyWork } from './early-start';
 
 startEarlyWork(process.argv.slice(2), process.env);
@@ -45,23 +46,37 @@ function loadWithScriptCache(dir: string): void {
   mod.filename = CORE;
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  if (!cachedData || script.cachedDataRejected) {
+    // Made once the start-up path has run, so that the functions it compiled are in the cache too: when the server
+    // has answered its first tools/list (see code-cache-point.ts), else after CODE_CACHE_LATEST_MS, else at exit.
+    let kept = false;
+    const keep = (): void => {
+      if (kept) return;
+      kept = true;
+      clearTimeout(latest);
+      process.removeListener('exit', keep);
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+        for (const old of fs.readdirSync(dir)) if (old.startsWith('server-core-') && old !== key) fs.rmSync(path.join(dir, old), { force: true });
+        const tmp = `${cacheFile}.${process.pid}.tmp`;
+        fs.writeFileSync(tmp, script.createCachedData());
+        fs.renameSync(tmp, cacheFile);
+      } catch {
+        // a read-only home only costs speed
+      }
+    };
+    const latest = setTimeout(keep, CODE_CACHE_LATEST_MS);
+    latest.unref();
+    process.once('exit', keep);
+    whenStartupPathRun(keep);
+  }
   started = true;
   // A real require (with resolve and cache): bundled packages probe optional ones with require.resolve.
   wrapper.call(mod.exports, mod.exports, Module.createRequire(CORE), mod, CORE, __dirname);
-  if (cachedData && !script.cachedDataRejected) return;
-  // Produced once the bundle's start-up code ran, so the functions it compiled are in the cache too.
-  setImmediate(() => {
-    try {
-      fs.mkdirSync(dir, { recursive: true });
-      for (const old of fs.readdirSync(dir)) if (old.startsWith('server-core-') && old !== key) fs.rmSync(path.join(dir, old), { force: true });
-      const tmp = `${cacheFile}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, script.createCachedData());
-      fs.renameSync(tmp, cacheFile);
-    } catch {
-      // a read-only home only costs speed
-    }
-  });
 }
+
+/** How long after the bundle starts the code cache is made at the latest, for a client that lists no tools. */
+const CODE_CACHE_LATEST_MS = 3000;
 
 /**
  * The bundle's text. The build makes it pure ASCII (see esbuild.mjs), whose bytes are its Latin-1 text: copied as

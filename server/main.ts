@@ -12,6 +12,7 @@ import { ConfigStore } from '../src/core/config/store';
 import { CONFIG_VERSION, type NotesConfig } from '../src/core/config/schema';
 import { createPathFilter } from '../src/core/workspace/listing';
 import { cacheDir } from '../src/core/workspace/listing-hint';
+import { startupPathRun } from './code-cache-point';
 import { configLoadCache } from './config-load-cache';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { startEarlyWork } from './early-start';
@@ -193,7 +194,8 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   const workspaceRoot = workspaceFolder(args.workspace, configPath, config);
   if (typeof workspaceRoot === 'number') return workspaceRoot;
   // Created first (it touches stdin and stdout only once connected): the index's background work waits for it.
-  const transport = new HardenedStdioTransport({ limits, log });
+  // The code cache is made once the first tools/list is answered, when the loader has one to make (see code-cache-point.ts).
+  const transport = new HardenedStdioTransport({ limits, log, onAnswered: (method) => { if (method === 'tools/list') startupPathRun(); } });
   const waitForOutput = () => transport.whenIdle();
   const server = createNotesServer({
     workspaceRoot,

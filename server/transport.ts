@@ -176,6 +176,8 @@ export interface HardenedTransportOptions {
   stdout?: Writable;
   /** Clock for the rate limiter and durations; injectable for tests. */
   now?: () => number;
+  /** Told the method of each request answered (a result or an error), as its answer is sent. */
+  onAnswered?: (method: string) => void;
 }
 
 interface InFlight {
@@ -676,6 +678,7 @@ export class HardenedStdioTransport implements Transport {
     if ('error' in response) outcome = `error ${response.error.code}`;
     else if ('result' in response && isPlainObject(response.result) && response.result.isError === true) outcome = 'tool error';
     this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id });
+    this.options.onAnswered?.(entry.method);
   }
 
   private handleInvalid(value: unknown, slot?: BatchSlot): void {

@@ -1,0 +1,92 @@
+// The loader (dist/server.js) runs the server bundle through a V8 code cache, which it makes on a start that has
+// none it can use: once the first tools/list is answered, so that the functions the start-up path compiled are in
+// it (see server/code-cache-point.ts), else 3 s after the bundle starts, else at the process's exit. The next start
+// uses it as it is.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import Module from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { RawServer } from '../hardening/raw-server';
+
+/** The code cache files in `dir` (none when it is not there). */
+function cacheFiles(dir: string): string[] {
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith('server-core-')) : [];
+}
+
+async function waitUntil(done: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+describe("the server's code cache (Node without a compile cache of its own)", function () {
+  this.timeout(30_000);
+  let dir: string;
+  before(function () {
+    // Node 22.1 and later (VS Code's runtime) keep their own compile cache (module.enableCompileCache), which the
+    // loader uses instead: what is tested here is then not in use.
+    if (typeof (Module as unknown as { enableCompileCache?: unknown }).enableCompileCache === 'function') this.skip();
+  });
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-code-cache-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const start = (cache: string): RawServer => new RawServer({ env: { NOTESAPP_CACHE_DIR: cache, NOTESAPP_NO_CODE_CACHE: '' } });
+
+  it('is made once the first tools/list is answered, not before, and the next start uses it as it is', async () => {
+    const cache = path.join(dir, 'cache');
+    const first = start(cache);
+    try {
+      await first.initialize(0);
+      // The handshake is done, the 3 s fallback is far: nothing yet.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(cacheFiles(cache), [], 'not made before tools/list');
+      assert.ok((await first.request(1, 'tools/list')).result);
+      assert.ok(await waitUntil(() => cacheFiles(cache).length === 1, 2000), 'made once tools/list is answered');
+      assert.ok(await waitUntil(() => !fs.readdirSync(cache).some((name) => name.endsWith('.tmp')), 2000), 'written aside, then renamed');
+    } finally {
+      await first.stop();
+    }
+    const [file] = cacheFiles(cache);
+    const made = fs.statSync(path.join(cache, file));
+    assert.ok(made.size > 100_000, `${made.size} bytes`);
+    const second = start(cache);
+    try {
+      await second.initialize(0);
+      assert.ok((await second.request(1, 'tools/list')).result);
+      const called = await second.request(2, 'tools/call', { name: 'list_files', arguments: {} });
+      assert.equal(called.result?.isError, undefined, JSON.stringify(called));
+      // A cache the runtime rejected would be made again now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      await second.stop();
+    }
+    assert.deepEqual(cacheFiles(cache), [file], 'the same file');
+    assert.equal(fs.statSync(path.join(cache, file)).mtimeMs, made.mtimeMs, 'not made again: it was used');
+  });
+
+  it('is made 3 s after the start for a client that lists no tools, and at exit for a server that stops before', async () => {
+    const late = path.join(dir, 'late');
+    const server = start(late);
+    try {
+      await server.initialize(0);
+      assert.deepEqual(cacheFiles(late), []);
+      assert.ok(await waitUntil(() => cacheFiles(late).length === 1, 8000), 'made by the fallback');
+    } finally {
+      await server.stop();
+    }
+    const early = path.join(dir, 'early');
+    const brief = start(early);
+    await brief.initialize(0);
+    // The client goes away: the server exits at the end of its input.
+    brief.child.stdin.end();
+    await brief.exited;
+    assert.equal(cacheFiles(early).length, 1, 'made as the process exited');
+    await brief.stop();
+  });
+});
