@@ -7,7 +7,7 @@ import Module from 'node:module';
 import path from 'node:path';
 import vm from 'node:vm';
 import { cacheDir } from '../src/core/workspace/listing-hint';
-import { whenStartupPathRun } from './code-cache-point';
+import { whenStartupPath } from './code-cache-point';
 import { startEarlyWork } from './early-start';
 
 startEarlyWork(process.argv.slice(2), process.env);
@@ -48,8 +48,10 @@ function loadWithScriptCache(dir: string): void {
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   if (!cachedData || script.cachedDataRejected) {
     // Made once the start-up path has run, so that the functions it compiled are in the cache too: when the server
-    // has answered its first tools/list (see code-cache-point.ts), else after CODE_CACHE_LATEST_MS, else at exit.
+    // has answered its first tools/list, else CODE_CACHE_AFTER_HANDSHAKE_MS after its first initialize answer, else
+    // at exit once it has answered one; a process that answers none makes none (see code-cache-point.ts).
     let kept = false;
+    let latest: NodeJS.Timeout | undefined;
     const keep = (): void => {
       if (kept) return;
       kept = true;
@@ -65,18 +67,23 @@ function loadWithScriptCache(dir: string): void {
         // a read-only home only costs speed
       }
     };
-    const latest = setTimeout(keep, CODE_CACHE_LATEST_MS);
-    latest.unref();
-    process.once('exit', keep);
-    whenStartupPathRun(keep);
+    whenStartupPath({
+      handshakeDone: () => {
+        if (kept || latest) return;
+        latest = setTimeout(keep, CODE_CACHE_AFTER_HANDSHAKE_MS);
+        latest.unref();
+        process.once('exit', keep);
+      },
+      startupPathRun: keep,
+    });
   }
   started = true;
   // A real require (with resolve and cache): bundled packages probe optional ones with require.resolve.
   wrapper.call(mod.exports, mod.exports, Module.createRequire(CORE), mod, CORE, __dirname);
 }
 
-/** How long after the bundle starts the code cache is made at the latest, for a client that lists no tools. */
-const CODE_CACHE_LATEST_MS = 3000;
+/** How long after the first initialize answer the code cache is made at the latest, for a client that lists no tools. */
+const CODE_CACHE_AFTER_HANDSHAKE_MS = 3000;
 
 /**
  * The bundle's text. The build makes it pure ASCII (see esbuild.mjs), whose bytes are its Latin-1 text: copied as

@@ -12,7 +12,7 @@ import { ConfigStore } from '../src/core/config/store';
 import { CONFIG_VERSION, type NotesConfig } from '../src/core/config/schema';
 import { createPathFilter } from '../src/core/workspace/listing';
 import { cacheDir } from '../src/core/workspace/listing-hint';
-import { startupPathRun } from './code-cache-point';
+import { handshakeDone, startupPathRun } from './code-cache-point';
 import { configLoadCache } from './config-load-cache';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
 import { startEarlyWork } from './early-start';
@@ -195,7 +195,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
   if (typeof workspaceRoot === 'number') return workspaceRoot;
   // Created first (it touches stdin and stdout only once connected): the index's background work waits for it.
   // The code cache is made once the first tools/list is answered, when the loader has one to make (see code-cache-point.ts).
-  const transport = new HardenedStdioTransport({ limits, log, onAnswered: (method) => { if (method === 'tools/list') startupPathRun(); } });
+  const onAnswered = (method: string): void => {
+    if (method === 'initialize') handshakeDone();
+    else if (method === 'tools/list') startupPathRun();
+  };
+  const transport = new HardenedStdioTransport({ limits, log, onAnswered });
   const waitForOutput = () => transport.whenIdle();
   const server = createNotesServer({
     workspaceRoot,

@@ -1,7 +1,7 @@
 // The loader (dist/server.js) runs the server bundle through a V8 code cache, which it makes on a start that has
 // none it can use: once the first tools/list is answered, so that the functions the start-up path compiled are in
-// it (see server/code-cache-point.ts), else 3 s after the bundle starts, else at the process's exit. The next start
-// uses it as it is.
+// it (see server/code-cache-point.ts), else 3 s after the first initialize answer, else at the process's exit once
+// it has answered one; a process that answers no initialize makes none. The next start uses it as it is.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import Module from 'node:module';
@@ -70,7 +70,7 @@ describe("the server's code cache (Node without a compile cache of its own)", fu
     assert.equal(fs.statSync(path.join(cache, file)).mtimeMs, made.mtimeMs, 'not made again: it was used');
   });
 
-  it('is made 3 s after the start for a client that lists no tools, and at exit for a server that stops before', async () => {
+  it('is made 3 s after the handshake for a client that lists no tools, and at exit for a server that stops before', async () => {
     const late = path.join(dir, 'late');
     const server = start(late);
     try {
@@ -88,5 +88,29 @@ describe("the server's code cache (Node without a compile cache of its own)", fu
     await brief.exited;
     assert.equal(cacheFiles(early).length, 1, 'made as the process exited');
     await brief.stop();
+  });
+
+  it('is not made by a process that answers no initialize: --version, or a client that leaves before its handshake', async () => {
+    const cache = path.join(dir, 'cache');
+    const version = new RawServer({ args: ['--version'], env: { NOTESAPP_CACHE_DIR: cache, NOTESAPP_NO_CODE_CACHE: '' } });
+    assert.equal(await version.exited, 0);
+    assert.match(version.stderr, /^notesapp/);
+    await version.stop();
+    const gone = start(cache);
+    // Up and waiting for a client that goes away without a word.
+    await gone.waitForStderr(/serving .* over stdio/);
+    gone.child.stdin.end();
+    await gone.exited;
+    await gone.stop();
+    assert.deepEqual(cacheFiles(cache), []);
+    // The next start that gets through its handshake and tools/list makes it.
+    const next = start(cache);
+    try {
+      await next.initialize(0);
+      assert.ok((await next.request(1, 'tools/list')).result);
+      assert.ok(await waitUntil(() => cacheFiles(cache).length === 1, 2000));
+    } finally {
+      await next.stop();
+    }
   });
 });
