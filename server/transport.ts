@@ -781,7 +781,7 @@ function requestName(entry: InFlight): string {
  * (see lazy-sdk-schemas.mjs), not all of them as the server loads: those of the tasks requests most servers never
  * see, and the union itself.
  */
-const REQUEST_SCHEMAS: ReadonlyMap<string, ZodType> = new Map<string, ZodType>([
+export const REQUEST_SCHEMAS: ReadonlyMap<string, ZodType> = new Map<string, ZodType>([
   ['ping', PingRequestSchema],
   ['initialize', InitializeRequestSchema],
   ['completion/complete', CompleteRequestSchema],
@@ -800,11 +800,6 @@ const REQUEST_SCHEMAS: ReadonlyMap<string, ZodType> = new Map<string, ZodType>([
   ['tasks/list', ListTasksRequestSchema],
   ['tasks/cancel', CancelTaskRequestSchema],
 ]);
-
-/** The schemas of REQUEST_SCHEMAS by method (for the test that keeps it equal to the SDK's union). */
-export function requestSchemas(): ReadonlyMap<string, unknown> {
-  return REQUEST_SCHEMAS;
-}
 
 /** A -32602 error when the params of a known method do not fit its schema. */
 function invalidParams(method: string, params: unknown): JsonRpcErrorBody | undefined {

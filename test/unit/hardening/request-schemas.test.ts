@@ -5,14 +5,13 @@ import assert from 'node:assert/strict';
 import { ClientRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { PassThrough, Writable } from 'node:stream';
 import { DEFAULT_LIMITS } from '../../../server/limits';
-import { HardenedStdioTransport, requestSchemas } from '../../../server/transport';
+import { HardenedStdioTransport, REQUEST_SCHEMAS } from '../../../server/transport';
 
 describe("transport: the schemas of requests' params", () => {
   it("has every request of the SDK's union of client requests, each with the SDK's schema, and no other", () => {
     const sdk = new Map(ClientRequestSchema.options.map((schema) => [schema.shape.method.value as string, schema]));
-    const table = requestSchemas();
-    assert.deepEqual([...table.keys()].sort(), [...sdk.keys()].sort());
-    for (const [method, schema] of sdk) assert.equal(table.get(method), schema, method);
+    assert.deepEqual([...REQUEST_SCHEMAS.keys()].sort(), [...sdk.keys()].sort());
+    for (const [method, schema] of sdk) assert.equal(REQUEST_SCHEMAS.get(method), schema, method);
   });
 
   it('answers a tasks request whose params do not fit with -32602 and what is wrong, as any other', async () => {
