@@ -11,7 +11,7 @@
 
 const POINTS = Symbol.for('notesapp.codeCachePoints');
 
-/** What the loader does at each point (see whenStartupPathRun). */
+/** What the loader does at each point (see whenStartupPath). */
 export interface CodeCachePoints {
   /** The first initialize is answered: the fallbacks may make the cache from now on. */
   handshakeDone: () => void;
