@@ -127,14 +127,14 @@ export async function pruneCacheFolder(dir: string, now = Date.now()): Promise<s
       if (time !== undefined && time < now - STALE_TEMP_MS) stale.push(name);
       continue;
     }
-    const workspaceFile = /^(?:listed|listing)-([0-9a-f]{8}-\d+)$/.exec(name);
-    if (!workspaceFile) continue;
+    const named = /^(?:listed|listing)-([0-9a-f]{8}-\d+)$/.exec(name);
+    if (!named) continue;
     const time = await modified(name);
     if (time === undefined) continue;
-    const entry = lastListed.get(workspaceFile[1]) ?? { names: [], newest: -Infinity };
+    const entry = lastListed.get(named[1]) ?? { names: [], newest: -Infinity };
     entry.names.push(name);
     entry.newest = Math.max(entry.newest, time);
-    lastListed.set(workspaceFile[1], entry);
+    lastListed.set(named[1], entry);
   }
   for (const { names: files, newest } of lastListed.values()) if (newest < now - UNUSED_WORKSPACE_MS) stale.push(...files);
   const removed: string[] = [];
