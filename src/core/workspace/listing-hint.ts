@@ -29,9 +29,12 @@ export function nameHash(text: string): string {
 }
 
 /** A file of `dir` that belongs to a workspace folder (its path as given, resolved): `<kind>-<hash>-<length>`. */
-function workspaceFile(dir: string, kind: string, workspace: string): string {
+function workspaceFile(dir: string, kind: 'listed' | 'listing', workspace: string): string {
   return path.join(dir, `${kind}-${nameHash(workspace)}-${workspace.length}`);
 }
+
+/** The name of a file workspaceFile makes; its second group (`<hash>-<length>`) names the workspace. */
+const WORKSPACE_FILE_NAME = /^(listed|listing)-([0-9a-f]{8}-\d+)$/;
 
 /** The hint file of a workspace folder (its path as given, resolved), in `dir`. */
 export function listingHintFile(dir: string, workspace: string): string {
@@ -127,14 +130,14 @@ export async function pruneCacheFolder(dir: string, now = Date.now()): Promise<s
       if (time !== undefined && time < now - STALE_TEMP_MS) stale.push(name);
       continue;
     }
-    const named = /^(?:listed|listing)-([0-9a-f]{8}-\d+)$/.exec(name);
+    const named = WORKSPACE_FILE_NAME.exec(name);
     if (!named) continue;
     const time = await modified(name);
     if (time === undefined) continue;
-    const entry = lastListed.get(named[1]) ?? { names: [], newest: -Infinity };
+    const entry = lastListed.get(named[2]) ?? { names: [], newest: -Infinity };
     entry.names.push(name);
     entry.newest = Math.max(entry.newest, time);
-    lastListed.set(named[1], entry);
+    lastListed.set(named[2], entry);
   }
   for (const { names: files, newest } of lastListed.values()) if (newest < now - UNUSED_WORKSPACE_MS) stale.push(...files);
   const removed: string[] = [];
