@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -228,6 +229,24 @@ function rgTime(args, dir) {
  * fs.watch each, as the index does) and, with `read`, read every note into a string — one thread, measured inside
  * a separate process after its start-up. A floor for the cold rows: no Node index can answer sooner.
  */
+/**
+ * The fdir crawl of the list section (same call), timed inside a fresh Node process as the first thing it does
+ * after loading fdir: its code has not run before, as the first listing of a fresh server's has not.
+ */
+function firstCrawlInProcess(dir) {
+  const script = `
+    const { fdir } = require(${JSON.stringify(fdirEntry)});
+    const t = performance.now();
+    new fdir().withRelativePaths().crawl(${JSON.stringify(dir)}).withPromise().then((files) => {
+      if (files.length === 0) process.exit(3);
+      process.stdout.write(String(performance.now() - t));
+    });`;
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`first crawl script failed: ${r.stderr}`);
+  return Number(r.stdout);
+}
+const fdirEntry = createRequire(import.meta.url).resolve('fdir');
+
 function nodeFloor(dir, read) {
   const script = `
     const fs = require('node:fs');
@@ -383,6 +402,9 @@ async function benchList() {
   const kept = await keepListing(corpus.dir);
   const firsts = [];
   const firstsNothingKept = [];
+  // The first call of a fresh server runs code that thread has not run before; so does the first crawl of a fresh
+  // process, timed here in turn with the servers as a second reference.
+  const firstCrawls = [];
   let listed;
   for (let i = 0; i < FRESH; i++) {
     for (const [samples, extraEnv] of [[firsts, {}], [firstsNothingKept, { NOTESAPP_LISTING_CACHE: 'off' }]]) {
@@ -393,6 +415,7 @@ async function benchList() {
       await client.close();
       await crawlTurn();
     }
+    firstCrawls.push(firstCrawlInProcess(corpus.dir));
   }
   if (fs.statSync(kept.file).mtimeMs !== kept.mtimeMs) throw new Error('the kept listing was written again: a server did not take it whole');
   const { client, indexed } = await connect(corpus.dir);
@@ -426,9 +449,12 @@ async function benchList() {
     lineClientFirstMs: median(lineFirsts),
     fdirMs: median(crawl),
     fdirBackToBackMs: median(crawlBlock),
+    fdirFirstInProcessMs: median(firstCrawls),
+    fdirFirstInProcessSamples: firstCrawls,
   };
   row('list', `list_files, first call (${corpus.notes} files; listing kept at the last start)`, median(firsts), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', `list_files, first call, nothing kept (a workspace's first start, or NOTESAPP_LISTING_CACHE=off)`, median(firstsNothingKept), median(crawl), 'fdir crawl', '');
+  row('list', 'list_files, first call, nothing kept, against the first crawl of a fresh process', median(firstsNothingKept), median(firstCrawls), "fdir crawl, its process's first", '');
   row('list', `list_files, warm (${corpus.notes} files)`, median(warm), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', `list_files, first call, against the crawl run ${REPS} times back to back`, median(firsts), median(crawlBlock), 'fdir crawl back to back', '');
   row('list', 'list_files, first call, line client', median(lineFirsts), median(crawl), 'fdir crawl', '');
