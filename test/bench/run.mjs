@@ -225,11 +225,6 @@ function rgTime(args, dir) {
 }
 
 /**
- * What any Node server must do before its first answer from a fresh start: list and watch every folder (one
- * fs.watch each, as the index does) and, with `read`, read every note into a string — one thread, measured inside
- * a separate process after its start-up. A floor for the cold rows: no Node index can answer sooner.
- */
-/**
  * The fdir crawl of the list section (same call), timed inside a fresh Node process as the first thing it does
  * after loading fdir: its code has not run before, as the first listing of a fresh server's has not.
  */
@@ -247,6 +242,11 @@ function firstCrawlInProcess(dir) {
 }
 const fdirEntry = createRequire(import.meta.url).resolve('fdir');
 
+/**
+ * What any Node server must do before its first answer from a fresh start: list and watch every folder (one
+ * fs.watch each, as the index does) and, with `read`, read every note into a string — one thread, measured inside
+ * a separate process after its start-up. A floor for the cold rows: no Node index can answer sooner.
+ */
 function nodeFloor(dir, read) {
   const script = `
     const fs = require('node:fs');
