@@ -224,6 +224,13 @@ function rgTime(args, dir) {
   return { ms: elapsed, lines };
 }
 
+/** Runs `script` in a fresh Node process and returns the milliseconds it prints; `what` names it in an error. */
+function msFromScript(script, what) {
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${what} script failed: ${r.stderr}`);
+  return Number(r.stdout);
+}
+
 /**
  * The fdir crawl of the list section (same call), timed inside a fresh Node process as the first thing it does
  * after loading fdir: its code has not run before, as the first listing of a fresh server's has not.
@@ -236,9 +243,7 @@ function firstCrawlInProcess(dir) {
       if (files.length === 0) process.exit(3);
       process.stdout.write(String(performance.now() - t));
     });`;
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`first crawl script failed: ${r.stderr}`);
-  return Number(r.stdout);
+  return msFromScript(script, 'first crawl');
 }
 const fdirEntry = createRequire(import.meta.url).resolve('fdir');
 
@@ -270,9 +275,7 @@ function nodeFloor(dir, read) {
     }
     process.stdout.write(String(performance.now() - t));
     process.exit(0);`;
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`floor script failed: ${r.stderr}`);
-  return Number(r.stdout);
+  return msFromScript(script, 'floor');
 }
 
 async function benchSearch() {
@@ -516,9 +519,7 @@ function statFloor(dir) {
     }
     process.stdout.write(String(performance.now() - t));
     process.exit(0);`;
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`stat floor script failed: ${r.stderr}`);
-  return Number(r.stdout);
+  return msFromScript(script, 'stat floor');
 }
 
 // 3b. the workspace tools on the large corpus: statistics (sizes and times of every note) and note metadata (links
