@@ -52,7 +52,27 @@ const results = { machine: machineInfo(), date: new Date().toISOString(), quick,
 const rows = [];
 
 function machineInfo() {
-  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}` };
+  return { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${process.platform}-${process.arch}`, pageFaultUs: pageFaultMicros() };
+}
+
+/**
+ * What a process pays the first time it touches a page of memory (a minor page fault), in microseconds: the median
+ * of 5 fresh Node processes, each touching 64 MiB it has just allocated, divided by the faults the kernel counted.
+ * Every start, every new buffer and every heap that grows pays it: well under a microsecond on most machines, ten
+ * times more or worse in some virtual machines, where it weighs on every row below (see the README).
+ */
+function pageFaultMicros() {
+  const script = `
+    const bytes = 64 * 2 ** 20;
+    const before = process.resourceUsage().minorPageFault;
+    const t = performance.now();
+    const memory = new Uint8Array(bytes);
+    for (let i = 0; i < bytes; i += 4096) memory[i] = 1;
+    const elapsed = performance.now() - t;
+    const faults = process.resourceUsage().minorPageFault - before;
+    process.stdout.write(String(faults > 0 ? (elapsed * 1000) / faults : NaN));
+    process.exit(0);`;
+  return median(Array.from({ length: 5 }, () => numberFromScript(script, 'page fault')));
 }
 
 function row(section, what, ours, reference, refName, target) {
@@ -206,6 +226,34 @@ async function benchStartup() {
   row('startup', `spawn → initialize, started with ${whole}`, med['notesapp, whole environment'], med['node, empty script (floor), whole environment'], 'node answering from an empty script, same environment', '');
 }
 
+/**
+ * The floor of delivering an answer, whatever the server does to make it: the SDK client receiving the very same
+ * `result` (written to a file) from a process that does nothing but send it (reply-server.mjs). `first`: the first
+ * call of a freshly connected client and process (FRESH of them), as a cold row's call is; `repeated`: REPS calls
+ * to one of them after a first, as a warm row's. The client copies its whole read buffer for every chunk the pipe
+ * delivers, so what it pays grows with the square of the answer's size, much of it in memory it touches for the
+ * first time (see the page fault time in the table's head).
+ */
+async function deliveryFloor(dir, result, tool, args) {
+  const resultFile = path.join(tmp, 'result.json');
+  fs.writeFileSync(resultFile, JSON.stringify(result));
+  const replyBytes = fs.statSync(resultFile).size;
+  const replier = () => connect(dir, {}, [path.join(root, 'test', 'bench', 'reply-server.mjs'), resultFile]);
+  const call = (client) => timed(() => client.callTool({ name: tool, arguments: args }));
+  const first = [];
+  for (let i = 0; i < FRESH; i++) {
+    const { client } = await replier();
+    first.push((await call(client)).ms);
+    await client.close();
+  }
+  const { client } = await replier();
+  await call(client);
+  const repeated = [];
+  for (let i = 0; i < REPS; i++) repeated.push((await call(client)).ms);
+  await client.close();
+  return { replyBytes, first, repeated };
+}
+
 // 2. search_files vs ripgrep
 const QUERIES = [
   { name: 'literal', args: { query: 'customer feedback', case_sensitive: true, regex: false }, rg: ['-F', '-e', 'customer feedback'] },
@@ -224,8 +272,8 @@ function rgTime(args, dir) {
   return { ms: elapsed, lines };
 }
 
-/** Runs `script` in a fresh Node process and returns the milliseconds it prints; `what` names it in an error. */
-function msFromScript(script, what) {
+/** Runs `script` in a fresh Node process and returns the number it prints (milliseconds, for the timings); `what` names it in an error. */
+function numberFromScript(script, what) {
   const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${what} script failed: ${r.stderr}`);
   return Number(r.stdout);
@@ -243,7 +291,7 @@ function firstCrawlInProcess(dir) {
       if (files.length === 0) process.exit(3);
       process.stdout.write(String(performance.now() - t));
     });`;
-  return msFromScript(script, 'first crawl');
+  return numberFromScript(script, 'first crawl');
 }
 const fdirEntry = createRequire(import.meta.url).resolve('fdir');
 
@@ -275,7 +323,7 @@ function nodeFloor(dir, read) {
     }
     process.stdout.write(String(performance.now() - t));
     process.exit(0);`;
-  return msFromScript(script, 'floor');
+  return numberFromScript(script, 'floor');
 }
 
 async function benchSearch() {
@@ -340,15 +388,7 @@ async function benchSearch() {
     const lineWarm = [];
     for (let i = 0; i < REPS; i++) lineWarm.push((await lc.timedCall('search_files', q.args)).ms);
     lc.close();
-    // The floor of delivering this answer: the SDK client receiving the same result from a process that only sends it.
-    const resultFile = path.join(tmp, 'result.json');
-    fs.writeFileSync(resultFile, JSON.stringify(answer.result));
-    const replyBytes = fs.statSync(resultFile).size;
-    const { client: replier } = await connect(corpus.dir, {}, [path.join(root, 'test', 'bench', 'reply-server.mjs'), resultFile]);
-    await replier.callTool({ name: 'search_files', arguments: q.args });
-    const deliver = [];
-    for (let i = 0; i < REPS; i++) deliver.push((await timed(() => replier.callTool({ name: 'search_files', arguments: q.args }))).ms);
-    await replier.close();
+    const { replyBytes, first: deliverFirst, repeated: deliver } = await deliveryFloor(corpus.dir, answer.result, 'search_files', q.args);
     const rgMed = median(rg.map((r) => r.ms));
     // And ripgrep run back to back, as it was timed before: runs right after a server exited read up to a tenth
     // slower than these on this machine, so both are shown.
@@ -364,6 +404,7 @@ async function benchSearch() {
       coldWithoutRipgrepMs: median(walkCold),
       replyBytes,
       deliverOnlyMs: median(deliver),
+      deliverOnlyFirstMs: median(deliverFirst),
       rgMs: rgMed,
       rgBackToBackMs: rgBlock,
       results: count,
@@ -381,6 +422,7 @@ async function benchSearch() {
       row('search', `${q.name}, warm, against ripgrep run ${REPS} times back to back`, median(warm), rgBlock, 'ripgrep back to back', '');
     }
     row('search', `${q.name}, floor: the SDK client receiving the same answer (${(replyBytes / 1e6).toFixed(2)} MB) from a process that only sends it`, median(deliver), rgMed, 'ripgrep', '');
+    row('search', `${q.name}, floor, cold: the same answer as the first call of a fresh client and process`, median(deliverFirst), rgMed, 'ripgrep', '');
   }
   const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => nodeFloor(corpus.dir, true)));
   section.nodeFloorMs = floor;
@@ -409,11 +451,13 @@ async function benchList() {
   // process, timed here in turn with the servers as a second reference.
   const firstCrawls = [];
   let listed;
+  let listedResult;
   for (let i = 0; i < FRESH; i++) {
     for (const [samples, extraEnv] of [[firsts, {}], [firstsNothingKept, { NOTESAPP_LISTING_CACHE: 'off' }]]) {
       const { client } = await connect(corpus.dir, extraEnv);
       const first = await timed(() => client.callTool({ name: 'list_files', arguments: {} }));
       samples.push(first.ms);
+      listedResult = first.value;
       listed = structured(first.value);
       await client.close();
       await crawlTurn();
@@ -440,6 +484,7 @@ async function benchList() {
   // And the crawl run back to back, as it was timed before.
   const crawlBlock = [];
   for (let i = 0; i < REPS; i++) crawlBlock.push((await crawlOnce()).ms);
+  const delivery = await deliveryFloor(corpus.dir, listedResult, 'list_files', {});
   const files = listed.files?.length ?? listed.length;
   results.sections.list = {
     notes: corpus.notes,
@@ -454,6 +499,9 @@ async function benchList() {
     fdirBackToBackMs: median(crawlBlock),
     fdirFirstInProcessMs: median(firstCrawls),
     fdirFirstInProcessSamples: firstCrawls,
+    replyBytes: delivery.replyBytes,
+    deliverOnlyFirstMs: median(delivery.first),
+    deliverOnlyMs: median(delivery.repeated),
   };
   row('list', `list_files, first call (${corpus.notes} files; listing kept at the last start)`, median(firsts), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', `list_files, first call, nothing kept (a workspace's first start, or NOTESAPP_LISTING_CACHE=off)`, median(firstsNothingKept), median(crawl), 'fdir crawl', '');
@@ -461,17 +509,36 @@ async function benchList() {
   row('list', `list_files, warm (${corpus.notes} files)`, median(warm), median(crawl), 'fdir crawl', '≤ 2× fdir');
   row('list', `list_files, first call, against the crawl run ${REPS} times back to back`, median(firsts), median(crawlBlock), 'fdir crawl back to back', '');
   row('list', 'list_files, first call, line client', median(lineFirsts), median(crawl), 'fdir crawl', '');
+  row('list', `list_files, floor, first call: the SDK client receiving the same answer (${(delivery.replyBytes / 1e6).toFixed(2)} MB) as the first call of a fresh client and process that only sends it`, median(delivery.first), median(crawl), 'fdir crawl', '');
+  row('list', 'list_files, floor, repeated: the same answer, repeated', median(delivery.repeated), median(crawl), 'fdir crawl', '');
   const floor = median(Array.from({ length: Math.min(REPS, 5) }, () => nodeFloor(corpus.dir, false)));
   results.sections.list.nodeFloorMs = floor;
   row('list', `floor: one Node thread listing and watching the ${corpus.notes} files`, floor, median(crawl), 'fdir crawl', '');
 }
 
 /**
+ * Waits until every folder of `dir` is older than the server's racy margin (RACY_MS): a start takes the kept entries
+ * of a folder changed more recently than that as unknown, reads the folder again and keeps the listing again. A
+ * corpus this run has just generated is that new.
+ */
+async function outOfRacyMargin(dir) {
+  const { RACY_MS } = await tsImport('../../src/core/workspace/prelist.ts', import.meta.url);
+  let newest = 0;
+  for (const folder of new fdir().onlyDirs().withFullPaths().crawl(dir).sync()) {
+    const stat = fs.lstatSync(folder);
+    newest = Math.max(newest, stat.mtimeMs, stat.ctimeMs);
+  }
+  const wait = newest + RACY_MS + 500 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/**
  * Starts a server in `dir` and waits until its first text worker has kept its early listing in the cache folder;
- * returns that file and its modification time. The corpus's folders are older than the racy margin, so later
- * starts take it whole (and do not write it again).
+ * returns that file and its modification time. The corpus's folders are older than the racy margin by then (see
+ * outOfRacyMargin), so later starts take it whole (and do not write it again).
  */
 async function keepListing(dir) {
+  await outOfRacyMargin(dir);
   const cacheDir = process.env.NOTESAPP_CACHE_DIR;
   // This corpus's kept listing, found by the folder its first line names (its file name holds a hash of the path).
   const real = fs.realpathSync(dir);
@@ -519,7 +586,7 @@ function statFloor(dir) {
     }
     process.stdout.write(String(performance.now() - t));
     process.exit(0);`;
-  return msFromScript(script, 'stat floor');
+  return numberFromScript(script, 'stat floor');
 }
 
 // 3b. the workspace tools on the large corpus: statistics (sizes and times of every note) and note metadata (links
@@ -671,7 +738,8 @@ if (argv.includes('--readme')) writeReadme(table);
 
 function renderTable() {
   const m = results.machine;
-  const head = `Measured ${results.date.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.memGiB} GiB, Node ${m.node}, ${m.platform}${quick ? ' (quick run)' : ''}; medians of ${REPS} runs.`;
+  const fault = Number.isFinite(m.pageFaultUs) ? ` (a page of memory touched the first time: ${m.pageFaultUs.toFixed(2)} µs)` : '';
+  const head = `Measured ${results.date.slice(0, 10)} on ${m.cpus} × ${m.cpuModel}, ${m.memGiB} GiB, Node ${m.node}, ${m.platform}${fault}${quick ? ' (quick run)' : ''}; medians of ${REPS} runs.`;
   const lines = [head, '', '| Benchmark | notesapp | Reference | Ratio | Target |', '|---|---|---|---|---|'];
   for (const r of rows) {
     if (r.ours === undefined) lines.push(`| ${r.what} | | | | |`);
