@@ -3,7 +3,7 @@
 // (write the table into README.md). Results go to bench-results/latest.json.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -26,7 +26,9 @@ const want = (name) => !only || only.includes(name);
 const REPS = quick ? 3 : 10;
 /** Fresh servers started for each first-call row: the first call of a fresh server varies the most between starts. */
 const FRESH = REPS;
-const SIZES = quick ? { search: 2000, list: 5000 } : { search: 10000, list: 50000 };
+// The quick search corpus is as large as the smallest workspace a server keeps its listing for (5 000 files, see
+// EARLY_LISTING_MIN_FILES), so that the kept-listing rows run in a quick run too.
+const SIZES = quick ? { search: 5000, list: 5000 } : { search: 10000, list: 50000 };
 
 if (!fs.existsSync(builtServerJs)) {
   console.error('dist/server.js is missing: run `npm run build` first.');
@@ -263,14 +265,30 @@ const QUERIES = [
   { name: 'regex', args: { query: '\\b(TODO|FIXME)\\b.*deadline', case_sensitive: true, regex: true }, rg: ['-e', '\\b(TODO|FIXME)\\b.*deadline'] },
 ];
 
-function rgTime(args, dir) {
-  const t = performance.now();
-  const r = spawnSync('rg', ['--no-config', '-n', '--no-heading', '--color', 'never', ...args, dir], { maxBuffer: 1 << 30, encoding: 'utf8' });
-  const elapsed = performance.now() - t;
-  if (r.error) throw r.error;
-  const lines = r.stdout ? r.stdout.split('\n').filter(Boolean).length : 0;
-  return { ms: elapsed, lines };
+/**
+ * The process the references run in (reference-runner.mjs), started on first use and stopped at the end of the run.
+ * Run in this process, ripgrep's output and the fdir crawl's paths were the MCP client's garbage: with ripgrep run
+ * between two warm regex searches, the SDK client took 14 000-20 000 page faults to receive the next answer instead
+ * of about 4 200, and 290-450 ms instead of 140-180 ms, with our server and with a process that only sends the answer
+ * alike.
+ */
+let runner;
+function reference(request) {
+  runner ??= fork(path.join(root, 'test', 'bench', 'reference-runner.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    const onExit = () => reject(new Error('the reference runner exited'));
+    runner.once('exit', onExit);
+    runner.once('message', (reply) => {
+      runner.off('exit', onExit);
+      if (reply.error) reject(new Error(reply.error));
+      else resolve(reply.result);
+    });
+    runner.send(request);
+  });
 }
+
+/** ripgrep's whole run over `dir` (in the reference runner): its time and the lines it printed. */
+const rgTime = (args, dir) => reference({ kind: 'rg', args, dir });
 
 /** Runs `script` in a fresh Node process and returns the number it prints (milliseconds, for the timings); `what` names it in an error. */
 function numberFromScript(script, what) {
@@ -342,7 +360,7 @@ async function benchSearch() {
     // ripgrep runs in turn with the server: once after each fresh server has exited, and once after each warm call
     // (the server idle), so that both are timed in the same state of this shared machine.
     const rg = [];
-    const rgTurn = () => haveRg && rg.push(rgTime(q.rg, corpus.dir));
+    const rgTurn = async () => haveRg && rg.push(await rgTime(q.rg, corpus.dir));
     for (let i = 0; i < FRESH; i++) {
       const spawned = performance.now();
       const { client } = await connect(corpus.dir);
@@ -351,11 +369,11 @@ async function benchSearch() {
       spawnToAnswer.push(performance.now() - spawned);
       count = structured(t.value).results.length;
       await client.close();
-      rgTurn();
+      await rgTurn();
       const other = await connect(corpus.dir, { NOTESAPP_LISTING_CACHE: 'off' });
       coldNothingKept.push((await timed(() => other.client.callTool({ name: 'search_files', arguments: q.args }))).ms);
       await other.client.close();
-      rgTurn();
+      await rgTurn();
     }
     const { client, indexed } = await connect(corpus.dir);
     await client.callTool({ name: 'search_files', arguments: q.args });
@@ -364,7 +382,7 @@ async function benchSearch() {
     const warm = [];
     for (let i = 0; i < REPS; i++) {
       warm.push((await timed(() => client.callTool({ name: 'search_files', arguments: q.args }))).ms);
-      rgTurn();
+      await rgTurn();
     }
     await client.close();
     // The same, cold and warm, through the line client: what the server and the pipe take, without the SDK client.
@@ -392,7 +410,9 @@ async function benchSearch() {
     const rgMed = median(rg.map((r) => r.ms));
     // And ripgrep run back to back, as it was timed before: runs right after a server exited read up to a tenth
     // slower than these on this machine, so both are shown.
-    const rgBlock = haveRg ? median(Array.from({ length: REPS }, () => rgTime(q.rg, corpus.dir).ms)) : undefined;
+    const rgBlockSamples = [];
+    for (let i = 0; haveRg && i < REPS; i++) rgBlockSamples.push((await rgTime(q.rg, corpus.dir)).ms);
+    const rgBlock = haveRg ? median(rgBlockSamples) : undefined;
     if (rg.length && rg[0].lines !== count) throw new Error(`${q.name}: ${count} results but ripgrep found ${rg[0].lines} lines`);
     section.queries[q.name] = {
       coldMs: median(cold),
@@ -435,10 +455,10 @@ async function benchSearch() {
 async function benchList() {
   const corpus = ensureCorpus(SIZES.list);
   // The crawl runs in turn with the server, as ripgrep does in the search section: once after each fresh server has
-  // exited and once after each warm call. Two crawls first, so that the crawl timed is not the first this process
-  // compiles.
+  // exited and once after each warm call, in the reference runner (see reference). Two crawls first, so that the
+  // crawl timed is not the first that process compiles.
   const crawl = [];
-  const crawlOnce = () => timed(() => new fdir().withRelativePaths().crawl(corpus.dir).withPromise());
+  const crawlOnce = () => reference({ kind: 'fdir', dir: corpus.dir });
   for (let i = 0; i < 2; i++) await crawlOnce();
   const crawlTurn = async () => crawl.push((await crawlOnce()).ms);
   // The first call of a freshly started server, several servers; then repeated calls to the last one. A server
@@ -727,6 +747,7 @@ try {
     }
   }
 } finally {
+  runner?.disconnect();
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
