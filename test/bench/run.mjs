@@ -699,13 +699,15 @@ async function benchMemory() {
   // Then the search section's regex: on 50k notes its matches would make a 22 MB answer; the search stops at 5 M
   // characters of matches (half the 10 MB limit) and answers those: the largest answer a search can give.
   const largest = structured(await client.callTool({ name: 'search_files', arguments: { query: '\\b(TODO|FIXME)\\b.*deadline', case_sensitive: true, regex: true } }));
-  if (!largest.truncated) throw new Error('the largest answer was not cut');
+  // A quick run's 5 000 notes hold too few matches to reach that limit: its row says so instead.
+  if (!largest.truncated && !quick) throw new Error('the largest answer was not cut');
   const largestPeakMiB = peak();
   await client.close();
   results.sections.memory = { notes: corpus.notes, bytes: corpus.bytes, peakRssMiB: peakMiB, largestAnswerPeakRssMiB: largestPeakMiB, largestAnswerResults: largest.count };
   const mb = (mib) => `${mib.toFixed(0)} MiB = ${((mib * 2 ** 20) / 1e6).toFixed(0)} MB`;
   rows.push({ section: 'memory', what: `peak RSS with ${corpus.notes} notes (${(corpus.bytes / 1e6).toFixed(0)} MB) searched and listed: ${mb(peakMiB)} (target < 300 MB)` });
-  rows.push({ section: 'memory', what: `peak RSS after that, with a search answering the largest answer there can be (${largest.count} results: the search stops at 5 M characters of matches): ${mb(largestPeakMiB)}` });
+  const what = largest.truncated ? `the largest answer there can be (${largest.count} results: the search stops at 5 M characters of matches)` : `all its ${largest.count} matches (not enough in this corpus to reach the 5 M characters a search stops at)`;
+  rows.push({ section: 'memory', what: `peak RSS after that, with a search answering ${what}: ${mb(largestPeakMiB)}` });
 }
 
 // 6. extension activation inside a real extension host (browser-hosted VS Code, as the integration tests run)
