@@ -5,7 +5,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { fork, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -273,17 +272,23 @@ const QUERIES = [
  * alike.
  */
 let runner;
-function reference(request) {
-  runner ??= fork(path.join(root, 'test', 'bench', 'reference-runner.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const reference = (request) => ask((runner ??= startRunner()), request);
+
+function startRunner() {
+  return fork(path.join(root, 'test', 'bench', 'reference-runner.mjs'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+}
+
+/** Sends one request to a reference runner and resolves with its result. */
+function ask(proc, request) {
   return new Promise((resolve, reject) => {
     const onExit = () => reject(new Error('the reference runner exited'));
-    runner.once('exit', onExit);
-    runner.once('message', (reply) => {
-      runner.off('exit', onExit);
+    proc.once('exit', onExit);
+    proc.once('message', (reply) => {
+      proc.off('exit', onExit);
       if (reply.error) reject(new Error(reply.error));
       else resolve(reply.result);
     });
-    runner.send(request);
+    proc.send(request);
   });
 }
 
@@ -298,20 +303,22 @@ function numberFromScript(script, what) {
 }
 
 /**
- * The fdir crawl of the list section (same call), timed inside a fresh Node process as the first thing it does
- * after loading fdir: its code has not run before, as the first listing of a fresh server's has not.
+ * The fdir crawl of the list section (same call), timed in a reference runner started for it, as the first thing it
+ * does after loading fdir: its code has not run before, as the first listing of a fresh server's has not. The runner
+ * has exited when this resolves.
  */
-function firstCrawlInProcess(dir) {
-  const script = `
-    const { fdir } = require(${JSON.stringify(fdirEntry)});
-    const t = performance.now();
-    new fdir().withRelativePaths().crawl(${JSON.stringify(dir)}).withPromise().then((files) => {
-      if (files.length === 0) process.exit(3);
-      process.stdout.write(String(performance.now() - t));
-    });`;
-  return numberFromScript(script, 'first crawl');
+async function firstCrawlInProcess(dir) {
+  const fresh = startRunner();
+  const exited = new Promise((resolve) => fresh.once('exit', resolve));
+  try {
+    const { ms, files } = await ask(fresh, { kind: 'fdir', dir });
+    if (files === 0) throw new Error(`the first crawl of ${dir} found no files`);
+    return ms;
+  } finally {
+    fresh.disconnect();
+    await exited;
+  }
 }
-const fdirEntry = createRequire(import.meta.url).resolve('fdir');
 
 /**
  * What any Node server must do before its first answer from a fresh start: list and watch every folder (one
@@ -482,7 +489,7 @@ async function benchList() {
       await client.close();
       await crawlTurn();
     }
-    firstCrawls.push(firstCrawlInProcess(corpus.dir));
+    firstCrawls.push(await firstCrawlInProcess(corpus.dir));
   }
   if (fs.statSync(kept.file).mtimeMs !== kept.mtimeMs) throw new Error('the kept listing was written again: a server did not take it whole');
   const { client, indexed } = await connect(corpus.dir);
