@@ -374,6 +374,9 @@ async function compareStarts(o: { distDir: string; runtime: string; runtimeEnv: 
 
 const ms1 = (ms: number): string => ms.toFixed(1);
 
+/** "medians of 5 starts each", said of `starts` timed starts each way. */
+export const startsEach = (starts: number): string => (starts === 1 ? 'one start each' : `medians of ${starts} starts each`);
+
 /**
  * Makes the start-up snapshot of the server in `distDir` for `runtime`: runs the builder with that runtime, starts
  * the server from the result with --version to see that it works, times servers started from it against servers
@@ -430,7 +433,7 @@ export async function buildStartupSnapshot(o: BuildOptions): Promise<BuildResult
       }
       startMs = compared.times;
       if (startMs.snapshot >= startMs.codeCache) {
-        const reason = `servers started from it answered later than servers started from the code cache (${ms1(startMs.snapshot)} ms against ${ms1(startMs.codeCache)} ms to the first tools/list answer, medians of ${starts} starts each)`;
+        const reason = `servers started from it answered later than servers started from the code cache (${ms1(startMs.snapshot)} ms against ${ms1(startMs.codeCache)} ms to the first tools/list answer, ${startsEach(starts)})`;
         record({ slower: reason, startMs });
         return { ok: false, reason, startMs };
       }

@@ -2,7 +2,7 @@
 // core/startup-snapshot.ts), in the background, once per runtime and server version: the next start uses it, unless
 // servers started from it answered later than servers started from the code cache on this machine.
 import type * as vscode from 'vscode';
-import { buildStartupSnapshot, snapshotState, type BuildResult } from '../../core/startup-snapshot';
+import { buildStartupSnapshot, snapshotState, startsEach, type BuildResult } from '../../core/startup-snapshot';
 import { serverRuntime } from './server-process';
 
 const ms1 = (ms: number): string => ms.toFixed(1);
@@ -42,7 +42,7 @@ export class SnapshotMaker {
     }
     const times = result.startMs;
     if (result.ok) {
-      const sooner = times ? `; servers started from it answered in ${ms1(times.snapshot)} ms against ${ms1(times.codeCache)} ms from the code cache (medians of ${times.starts} starts each)` : '';
+      const sooner = times ? `; servers started from it answered in ${ms1(times.snapshot)} ms against ${ms1(times.codeCache)} ms from the code cache (${startsEach(times.starts)})` : '';
       const said = `Made a start-up snapshot of the MCP server for ${runtime} in ${result.ms} ms: the next start uses it (${result.blob})${sooner}`;
       this.log.info(said);
       return said;
