@@ -172,7 +172,10 @@ export type BuildResult =
   | { ok: true; blob: string; ms: number; startMs?: StartTimes }
   | { ok: false; reason: string; startMs?: StartTimes };
 
-/** Starts timed each way by default: enough for a median to tell 10 ms apart on a quiet machine, about 2 s in all. */
+/**
+ * Starts timed each way by default: about 3 s in all with the untimed first ones. On the benchmark machine, where the
+ * two starts differ by 27-44 ms, five of each gave the verdict that the benchmark's ten of each gave, in every run.
+ */
 export const DEFAULT_STARTS = 5;
 const MAX_STARTS = 50;
 
