@@ -5,8 +5,6 @@ import type * as vscode from 'vscode';
 import { buildStartupSnapshot, snapshotState, startsEach, type BuildResult } from '../../core/startup-snapshot';
 import { serverRuntime } from './server-process';
 
-const ms1 = (ms: number): string => ms.toFixed(1);
-
 export class SnapshotMaker {
   private readonly making = new Map<string, Promise<string>>();
 
@@ -42,7 +40,7 @@ export class SnapshotMaker {
     }
     const times = result.startMs;
     if (result.ok) {
-      const sooner = times ? `; servers started from it answered in ${ms1(times.snapshot)} ms against ${ms1(times.codeCache)} ms from the code cache (${startsEach(times.starts)})` : '';
+      const sooner = times ? `; servers started from it answered in ${times.snapshot.toFixed(1)} ms against ${times.codeCache.toFixed(1)} ms from the code cache (${startsEach(times.starts)})` : '';
       const said = `Made a start-up snapshot of the MCP server for ${runtime} in ${result.ms} ms: the next start uses it (${result.blob})${sooner}`;
       this.log.info(said);
       return said;
