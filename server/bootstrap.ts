@@ -40,12 +40,12 @@ function loadWithScriptCache(dir: string): void {
   } catch {
     // first start with this bundle and runtime
   }
-  const source = readSource(CORE);
-  const script = new vm.Script(Module.wrap(source), { filename: CORE, cachedData });
+  // The bundle's text is its own CommonJS wrapper (see esbuild.mjs), compiled as it is: Module.wrap would make V8
+  // copy it whole into a new string.
+  const script = new vm.Script(readSource(CORE), { filename: CORE, cachedData });
   const mod = new Module(CORE, module);
   mod.filename = CORE;
   mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(__dirname);
-  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   if (!cachedData || script.cachedDataRejected) {
     // Made once the start-up path has run, so that the functions it compiled are in the cache too: when the server
     // has answered its first tools/list, else CODE_CACHE_AFTER_HANDSHAKE_MS after its first initialize answer, else
@@ -78,9 +78,19 @@ function loadWithScriptCache(dir: string): void {
     });
   }
   started = true;
-  // A real require (with resolve and cache): bundled packages probe optional ones with require.resolve.
-  wrapper.call(mod.exports, mod.exports, Module.createRequire(CORE), mod, CORE, __dirname);
+  // What the bundle's wrapper is called with (`this`, then its parameters), there while its script runs. A real
+  // require (with resolve and cache): bundled packages probe optional ones with require.resolve.
+  const globals = globalThis as Record<symbol, unknown>;
+  globals[CORE_ARGUMENTS] = [mod.exports, mod.exports, Module.createRequire(CORE), mod, CORE, __dirname];
+  try {
+    script.runInThisContext();
+  } finally {
+    delete globals[CORE_ARGUMENTS];
+  }
 }
+
+/** Where the bundle's wrapper finds its arguments when the loader runs it as a script (see esbuild.mjs). */
+const CORE_ARGUMENTS = Symbol.for('notesapp.coreArguments');
 
 /** How long after the first initialize answer the code cache is made at the latest, for a client that lists no tools. */
 const CODE_CACHE_AFTER_HANDSHAKE_MS = 3000;

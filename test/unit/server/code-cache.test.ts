@@ -114,3 +114,52 @@ describe("the server's code cache (Node without a compile cache of its own)", fu
     }
   });
 });
+
+// The bundle is its own CommonJS wrapper (see esbuild.mjs): the loader runs it as a script with the arguments it puts
+// on globalThis, and every other way (Node's own compile cache, no cache at all, the snapshot builder) calls it as a
+// module with the wrapper's own. Either way its require must load the packages it runs on first use.
+describe('the server bundle, run by either of its loaders', function () {
+  this.timeout(30_000);
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-loaders-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const [how, off] of [
+    ['as a plain module, with the caches off', '1'],
+    ['through its code cache', ''],
+  ] as const) {
+    it(`answers ${how}, with the packages it loads on first use`, async () => {
+      const cache = path.join(dir, 'cache');
+      const workspace = path.join(dir, 'notes');
+      fs.mkdirSync(workspace);
+      fs.writeFileSync(path.join(workspace, 'small.md'), '---\ntitle: Small note\ntags: [one]\n---\n# Small\n\n- [ ] call [[big]]\n- [x] done\n');
+      // Twice: the second start of the code-cache way runs from the cache the first made.
+      for (const round of [1, 2]) {
+        const server = new RawServer({ workspace, env: { NOTESAPP_CACHE_DIR: cache, NOTESAPP_NO_CODE_CACHE: off } });
+        try {
+          await server.initialize(0);
+          const tools = await server.request(1, 'tools/list');
+          assert.ok(Array.isArray(tools.result?.tools), JSON.stringify(tools));
+          // Frontmatter (gray-matter, js-yaml) and markdown (markdown-it), loaded on first use.
+          const meta = await server.request(2, 'tools/call', { name: 'get_note_metadata', arguments: { path: 'small.md' } });
+          const metaText = JSON.stringify(meta.result?.structuredContent);
+          assert.equal(meta.result?.isError, undefined, JSON.stringify(meta));
+          assert.match(metaText, /"title":"Small note"/);
+          assert.match(metaText, /"one"/);
+          const tasks = await server.request(3, 'tools/call', { name: 'extract_tasks', arguments: { path: 'small.md' } });
+          assert.deepEqual(
+            (tasks.result?.structuredContent as { tasks?: Array<{ status: string }> } | undefined)?.tasks?.map((t) => t.status),
+            ['todo', 'done'],
+            JSON.stringify(tasks),
+          );
+        } finally {
+          await server.stop({ keepWorkspace: true });
+        }
+        if (round === 1 && off === '') assert.ok(await waitUntil(() => cacheFiles(cache).length === 1, 5000), 'the first start made its code cache');
+      }
+      if (off === '1') assert.deepEqual(cacheFiles(cache), [], 'with the caches off, none is made');
+    });
+  }
+});
