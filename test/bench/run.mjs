@@ -198,17 +198,22 @@ async function benchStartup() {
   ].filter(Boolean);
   const times = Object.fromEntries(subjects.map((s) => [s.name, []]));
   const toolsListTimes = Object.fromEntries(subjects.filter((s) => s.toolsList).map((s) => [s.name, []]));
+  // The page faults each process had taken when its initialize answer came (Linux): unlike times, they barely vary
+  // between starts or with the machine's load, and each costs the page fault time in the table's head.
+  const faults = Object.fromEntries(subjects.map((s) => [s.name, []]));
   for (let i = 0; i < REPS + 2; i++) {
     for (const s of subjects) {
       // Two warm-up rounds fill the OS file cache for every subject alike, and let each server finish its start-up
       // work (our code cache) as a server that a client keeps running would.
-      const t = await timeInitialize(s.cmd, s.args, { env: s.env, lingerMs: i < 2 ? 1500 : 0, toolsList: s.toolsList });
+      const t = await timeInitialize(s.cmd, s.args, { env: s.env, lingerMs: i < 2 ? 1500 : 0, toolsList: s.toolsList, faults: true });
       if (i < 2) continue;
-      times[s.name].push(typeof t === 'number' ? t : t.init);
-      if (typeof t !== 'number') toolsListTimes[s.name].push(t.toolsList);
+      times[s.name].push(t.init);
+      if (s.toolsList) toolsListTimes[s.name].push(t.toolsList);
+      if (t.faults !== undefined) faults[s.name].push(t.faults);
     }
   }
   const med = Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)]));
+  const faultMed = Object.fromEntries(Object.entries(faults).filter(([, v]) => v.length > 0).map(([k, v]) => [k, median(v)]));
   const listMed = Object.fromEntries(Object.entries(toolsListTimes).map(([k, v]) => [k, median(v)]));
   // The extension's own comparison, as it makes it before it keeps a snapshot (its default number of starts, in a
   // cache folder of its own): whether it would keep one on this machine.
@@ -224,6 +229,7 @@ async function benchStartup() {
     extensionComparison: { kept: compared.ok, startMs: compared.startMs },
     toolsListMedianMs: listMed,
     toolsListSamples: toolsListTimes,
+    initializeFaultsMedian: faultMed,
     clientEnvironment: Object.keys(clientEnv()).sort(),
     wholeEnvironmentSets: slowing,
   };
@@ -246,6 +252,13 @@ async function benchStartup() {
   // What any server made with the SDK pays before its own code runs: McpServer with one tool, unbundled.
   row('startup', 'spawn → initialize, against a minimal MCP server made with the SDK', med['notesapp (dist/server.js)'], med['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
   row('startup', 'floor: node answering from an empty script', med['node, empty script (floor)'], med['server-filesystem'], 'server-filesystem', '');
+  const ourFaults = faultMed['notesapp (dist/server.js)'];
+  const floorFaults = faultMed['node, empty script (floor)'];
+  if (ourFaults !== undefined && floorFaults !== undefined) {
+    const over = ourFaults - floorFaults;
+    const cost = Number.isFinite(results.machine.pageFaultUs) ? `, about ${((over * results.machine.pageFaultUs) / 1000).toFixed(1)} ms at this machine's page fault time` : '';
+    rows.push({ section: 'startup', what: `page faults up to the initialize answer: ${ourFaults} (dist/server.js), ${floorFaults} (node answering from an empty script); ${over} more${cost}` });
+  }
   row('startup', `spawn → initialize, started with ${whole}`, med['notesapp, whole environment'], med['node, empty script (floor), whole environment'], 'node answering from an empty script, same environment', '');
 }
 

@@ -1,6 +1,7 @@
 // Spawn -> initialize response (and, for MCP servers, -> first tools/list response), measured on the raw pipe (no
 // client library in the timed path).
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 const line = (msg) => `${JSON.stringify(msg)}\n`;
@@ -15,17 +16,34 @@ const INIT = line({
 const AFTER_INIT = line({ jsonrpc: '2.0', method: 'notifications/initialized' }) + line({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
 /**
+ * The minor page faults a process has taken so far, all its threads together (Linux: /proc/PID/stat); undefined where
+ * that cannot be read.
+ */
+function minorFaults(pid) {
+  try {
+    // The fields after the command name, which is in parentheses and may hold spaces: minflt is the 8th of them.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop().split(' ');
+    const faults = Number(fields[7]);
+    return Number.isInteger(faults) ? faults : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Milliseconds from spawn to the first complete stdout line answering id 0 (`initialize`) and, with `toolsList`, to
  * the answer of a tools/list sent right after it (`{ init, toolsList }`; otherwise just the number). lingerMs keeps
  * the process alive after the response (lets it finish start-up work such as its code cache). `env` is the child's
- * whole environment (default: this process's).
+ * whole environment (default: this process's). With `faults`, the answer is an object that also holds the minor page
+ * faults the process had taken when its initialize answer arrived (`faults`, undefined where they cannot be read).
  */
-export function timeInitialize(command, args, { cwd, env = process.env, timeoutMs = 15_000, lingerMs = 0, toolsList = false } = {}) {
+export function timeInitialize(command, args, { cwd, env = process.env, timeoutMs = 15_000, lingerMs = 0, toolsList = false, faults = false } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
     let buf = '';
     let init;
+    let faultCount;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${args.join(' ')}: no ${init === undefined ? 'initialize' : 'tools/list'} response within ${timeoutMs} ms`));
@@ -53,10 +71,11 @@ export function timeInitialize(command, args, { cwd, env = process.env, timeoutM
         const elapsed = performance.now() - started;
         if (msg.id === 0 && msg.result && init === undefined) {
           init = elapsed;
-          if (!toolsList) return finish(elapsed);
+          if (faults) faultCount = minorFaults(child.pid);
+          if (!toolsList) return finish(faults ? { init, faults: faultCount } : elapsed);
           child.stdin.write(AFTER_INIT);
         } else if (msg.id === 1 && init !== undefined) {
-          return finish({ init, toolsList: elapsed });
+          return finish({ init, toolsList: elapsed, ...(faults ? { faults: faultCount } : {}) });
         }
       }
     });
