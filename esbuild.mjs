@@ -57,10 +57,10 @@ const builds = [
     ...common,
     entryPoints: { 'server-core': 'server/main.ts' },
     outdir: 'dist',
-    // The bundle is its own CommonJS wrapper, so that the loader compiles its text as it was read: wrapping it at each
-    // start made V8 copy the whole megabyte into one new string first (230 page faults). Run by require (Node's own
-    // compile cache, no cache at all) or by the snapshot builder, it takes that wrapper's arguments; run by the loader
-    // as a script, the ones the loader puts at CORE_ARGUMENTS (see server/bootstrap.ts).
+    // The bundle is its own CommonJS wrapper, so that the loader compiles its text as it was read: wrapping it at
+    // each start made V8 copy the whole megabyte into one new string first (about 240 page faults). Run by require
+    // (Node's own compile cache, no cache at all) or by the snapshot builder, it takes that wrapper's arguments;
+    // run by the loader as a script, the ones the loader puts at CORE_ARGUMENTS (see server/bootstrap.ts).
     banner: { js: '(function (exports, require, module, __filename, __dirname) {' },
     footer: { js: "}).call(...(globalThis[Symbol.for('notesapp.coreArguments')] ?? [exports, exports, require, module, __filename, __dirname]));" },
     // Names this build in what the server keeps between starts (see server/config-load-cache.ts).

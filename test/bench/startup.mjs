@@ -31,19 +31,19 @@ function minorFaults(pid) {
 }
 
 /**
- * Milliseconds from spawn to the first complete stdout line answering id 0 (`initialize`) and, with `toolsList`, to
- * the answer of a tools/list sent right after it (`{ init, toolsList }`; otherwise just the number). lingerMs keeps
- * the process alive after the response (lets it finish start-up work such as its code cache). `env` is the child's
- * whole environment (default: this process's). With `faults`, the answer is an object that also holds the minor page
- * faults the process had taken when its initialize answer arrived (`faults`, undefined where they cannot be read).
+ * `{ init, toolsList, faults }`: milliseconds from spawn to the first complete stdout line answering id 0
+ * (`initialize`); with `toolsList`, to the answer of a tools/list sent right after it (else undefined); and the minor
+ * page faults the process had taken when its initialize answer arrived (undefined where they cannot be read).
+ * lingerMs keeps the process alive after the response (lets it finish start-up work such as its code cache). `env` is
+ * the child's whole environment (default: this process's).
  */
-export function timeInitialize(command, args, { cwd, env = process.env, timeoutMs = 15_000, lingerMs = 0, toolsList = false, faults = false } = {}) {
+export function timeInitialize(command, args, { cwd, env = process.env, timeoutMs = 15_000, lingerMs = 0, toolsList = false } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd, env, stdio: ['pipe', 'pipe', 'ignore'] });
     let buf = '';
     let init;
-    let faultCount;
+    let faults;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${args.join(' ')}: no ${init === undefined ? 'initialize' : 'tools/list'} response within ${timeoutMs} ms`));
@@ -71,11 +71,11 @@ export function timeInitialize(command, args, { cwd, env = process.env, timeoutM
         const elapsed = performance.now() - started;
         if (msg.id === 0 && msg.result && init === undefined) {
           init = elapsed;
-          if (faults) faultCount = minorFaults(child.pid);
-          if (!toolsList) return finish(faults ? { init, faults: faultCount } : elapsed);
+          faults = minorFaults(child.pid);
+          if (!toolsList) return finish({ init, faults });
           child.stdin.write(AFTER_INIT);
         } else if (msg.id === 1 && init !== undefined) {
-          return finish({ init, toolsList: elapsed, ...(faults ? { faults: faultCount } : {}) });
+          return finish({ init, toolsList: elapsed, faults });
         }
       }
     });
