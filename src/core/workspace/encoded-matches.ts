@@ -20,7 +20,8 @@ export interface SearchResultItem {
 /**
  * Results in order, each as `JSON.stringify(result)` writes it followed by a comma, escaped as characters of a JSON
  * string (every `"` and `\` preceded by a `\`: JSON.stringify's output holds no other character a string must
- * escape), in UTF-8. A prefix of the results is a prefix of the bytes.
+ * escape; characters outside ASCII may be `\uXXXX` escapes, see matchEncoder), in UTF-8. A prefix of the results is
+ * a prefix of the bytes.
  */
 export interface EncodedMatches {
   /** For each file with results, in order: its index in the list searched, and its number of results. */
@@ -45,27 +46,62 @@ export interface MatchEncoder {
  *
  * Each result is written as one string, its JSON escaped, converted to UTF-8 straight into the buffer (one call into
  * native code a result, which also gives its end). A string with no quote, backslash, control character or
- * surrogate, which is nearly every path and line of a note, is written as it is between escaped quotes, as
- * JSON.stringify would write it, escaped; any other goes through JSON.stringify twice. On the benchmark's regular
- * expression (8 386 results, 4.4 MB) this took 41-48 ms a search where serialising all the results at once,
- * converting that to UTF-8 and escaping it byte by byte took 65-98 ms (and 50-80 ms on a worker's first search
- * where that took 94-174 ms), with the results' JSON still made as a string too.
+ * character outside ASCII, which is nearly every path and line of a note, is written as it is between escaped
+ * quotes, as JSON.stringify would write it, escaped; any other goes through JSON.stringify twice. On the
+ * benchmark's regular expression (8 386 results, 4.4 MB) this took 41-48 ms a search where serialising all the
+ * results at once, converting that to UTF-8 and escaping it byte by byte took 65-98 ms (and 50-80 ms on a worker's
+ * first search where that took 94-174 ms), with the results' JSON still made as a string too.
  *
  * A file's results are encoded as soon as it is searched, so that its lines and their text die young: kept until
  * the end of a search, the benchmark's 8 386 matched lines (and the 2.9 MB of text they are cut from) survived
  * every young-generation collection of a worker's first search, and were copied at each one.
+ *
+ * Characters outside ASCII are written as `\uXXXX` escapes while they are rare (at most one in eight of the
+ * characters written so far): a reply that is pure ASCII decodes into a one-byte string in a JavaScript client
+ * (Node, Electron), where a single other character makes the whole reply a string of two bytes a character. The
+ * benchmark's regular expression answer (4.4 MB, 4 742 such characters) took a Node client 43 ms instead of 59 ms
+ * to decode and parse. Where they are common (Cyrillic, CJK) escapes would make a reply up to three times larger
+ * and slower to parse, so from the first string that would take their share over one in eight, they are written as
+ * they are.
+ *
+ * `sizeHint`: about how many bytes the results will take, allocated at once instead of grown by doubling (each
+ * doubling copies what was written into pages touched for the first time). Given only where it is known well:
+ * a hint kept from a worker's last answer made warm searches slower (buffers grown by doubling reuse freed memory).
  */
-export function matchEncoder(paths: readonly string[]): MatchEncoder {
-  /** Finds what JSON.stringify would escape (a surrogate only when alone, but any is sent the slow way). */
+export function matchEncoder(paths: readonly string[], sizeHint = 0): MatchEncoder {
+  /** Finds what JSON.stringify would escape (a surrogate only when alone, but any is sent the slow way), and the rest of what lies outside ASCII. */
   // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
-  const special = /["\\\u0000-\u001f\ud800-\udfff]/;
+  const special = /["\\\u0000-\u001f\u0080-\uffff]/;
+  const outsideAscii = /[\u0080-\uffff]/g;
+  /** Characters of the strings written so far, how many of them lay outside ASCII, and whether those are escaped. */
+  let written = 0;
+  let wide = 0;
+  let ascii = true;
+  /** `value` as the characters of a JSON string within a JSON string (see EncodedMatches). */
+  const escapedString = (value: string): string => {
+    written += value.length;
+    if (!special.test(value)) return `\\"${value}\\"`;
+    const json = JSON.stringify(JSON.stringify(value)).slice(1, -1);
+    if (!ascii) return json;
+    let found = 0;
+    const escaped = json.replace(outsideAscii, (ch) => {
+      found++;
+      return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    });
+    if ((wide + found) * 8 > written) {
+      ascii = false;
+      return json;
+    }
+    wide += found;
+    return escaped;
+  };
   let files = new Int32Array(64);
   let fileCount = 0;
   let ends = new Int32Array(256);
   let count = 0;
   // Grown by doubling when a result might not fit (UTF-8 takes at most 3 bytes a UTF-16 unit). Pages of it never
   // written take no memory.
-  let text = Buffer.allocUnsafeSlow(0);
+  let text = Buffer.allocUnsafeSlow(Math.min(Math.max(sizeHint, 0), 64 * 1024 * 1024));
   let at = 0;
   return {
     add(index, lines) {
@@ -84,10 +120,10 @@ export function matchEncoder(paths: readonly string[]): MatchEncoder {
         ends = grown;
       }
       const file = paths[index];
-      const fileText = special.test(file) ? JSON.stringify(JSON.stringify(file)).slice(1, -1) : `\\"${file}\\"`;
+      const fileText = escapedString(file);
       for (const [line, content, match] of lines) {
-        const contentText = special.test(content) ? JSON.stringify(JSON.stringify(content)).slice(1, -1) : `\\"${content}\\"`;
-        const matchText = special.test(match) ? JSON.stringify(JSON.stringify(match)).slice(1, -1) : `\\"${match}\\"`;
+        const contentText = escapedString(content);
+        const matchText = escapedString(match);
         const escaped = `{\\"file\\":${fileText},\\"line\\":${line},\\"content\\":${contentText},\\"match\\":${matchText}},`;
         if (text.length - at < escaped.length * 3) {
           const grown = Buffer.allocUnsafeSlow(Math.max(text.length * 2, at + escaped.length * 3, 65536));

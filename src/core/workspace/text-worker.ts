@@ -326,19 +326,21 @@ function textWorkerMain(
   /**
    * Matches `files` in order, the text of each given by `textAt` (undefined: not searched), for at most job.limit
    * lines, stopping early at the query's maxChars or when cancelled, and posts the answer. `renumber` turns the
-   * line numbers of a text into those of its file.
+   * line numbers of a text into those of its file; `sizeHint`: about how many bytes the answer takes, when known
+   * (see matchEncoder).
    */
   function matchFiles(
     job: { id: number; query: CompiledQuery; limit: number; shared: SharedArrayBuffer },
     files: readonly string[],
     textAt: (i: number) => string | undefined,
     renumber?: (lines: LineMatch[]) => void,
+    sizeHint = 0,
   ): void {
     const progress = new Int32Array(job.shared);
     Atomics.store(progress, 3, 1);
     const { source, flags, wholeText, required, maxChars } = job.query;
     // Each file's results are encoded once it is searched (see matchEncoder).
-    const encoded = encoder(files);
+    const encoded = encoder(files, sizeHint);
     let left = job.limit;
     let searched = 0;
     let cancelled = false;
@@ -478,6 +480,8 @@ function textWorkerMain(
       (lines) => {
         for (const line of lines) line[0] = numbers[line[0] - 1];
       },
+      // The answer holds most of the printed lines and their matches: about one and a half times their bytes.
+      2 * out.length,
     );
   }
 

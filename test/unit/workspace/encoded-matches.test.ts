@@ -5,11 +5,32 @@ import * as assert from 'node:assert/strict';
 import { decodeMatches, matchBytes, matchCount, matchEncoder, postedMatches, type SearchResultItem } from '../../../src/core/workspace/encoded-matches';
 import type { LineMatch } from '../../../src/core/workspace/match';
 
-/** The bytes the answer's text block holds for these results: their JSON, each followed by a comma, escaped. */
-function expectedBytes(results: SearchResultItem[]): Buffer {
-  const json = results.map((r) => `${JSON.stringify(r)},`).join('');
-  return Buffer.from(JSON.stringify(json).slice(1, -1), 'utf8');
+/** What the answer's text block holds for these results: their JSON, each followed by a comma. */
+function expectedJson(results: SearchResultItem[]): string {
+  return results.map((r) => `${JSON.stringify(r)},`).join('');
 }
+
+/** The text that `bytes`, read as the characters of a JSON string (as the answer's text block holds them), stand for. */
+function asJsonString(bytes: Uint8Array): string {
+  return JSON.parse(`"${Buffer.from(bytes).toString('utf8')}"`) as string;
+}
+
+/** The bytes JSON.stringify writes for these results' JSON, escaped, in UTF-8: characters outside ASCII as they are. */
+function stringifiedBytes(results: SearchResultItem[]): Buffer {
+  return Buffer.from(JSON.stringify(expectedJson(results)).slice(1, -1), 'utf8');
+}
+
+function encodeAll(paths: string[], lines: LineMatch[][], sizeHint?: number) {
+  const encoder = matchEncoder(paths, sizeHint);
+  const all: SearchResultItem[] = [];
+  paths.forEach((file, f) => {
+    encoder.add(f, lines[f]);
+    for (const [line, content, match] of lines[f]) all.push({ file, line, content, match });
+  });
+  return { encoded: encoder.done(), all };
+}
+
+const isAscii = (bytes: Uint8Array) => bytes.every((b) => b < 0x80);
 
 const TRICKY = ['plain', '"quoted"', 'back\\slash', 'tab\there', 'ctrl\u0001', 'café', '日本語', '😀', 'lone \ud800 half', '\u2028'];
 
@@ -36,7 +57,7 @@ describe('matchEncoder', () => {
     }
     const encoded = encoder.done();
     assert.equal(matchCount(encoded), all.length);
-    assert.ok(Buffer.from(encoded.text).equals(expectedBytes(all)), 'the bytes are the escaped JSON of every result, in order');
+    assert.equal(asJsonString(encoded.text), expectedJson(all), 'the bytes are the escaped JSON of every result, in order');
     assert.ok(encoded.text.length > 1 << 20, 'the buffer grew well past its first size');
     assert.deepEqual(decodeMatches(encoded, all.length), all);
     // For each file: its index and its number of results; each result ends just after its comma.
@@ -47,9 +68,48 @@ describe('matchEncoder', () => {
     let start = 0;
     all.forEach((result, i) => {
       const end = encoded.ends[i];
-      assert.ok(Buffer.from(encoded.text.subarray(start, end)).equals(expectedBytes([result])), `result ${i} lies between its ends`);
+      assert.equal(asJsonString(encoded.text.subarray(start, end)), expectedJson([result]), `result ${i} lies between its ends`);
       start = end;
     });
+  });
+
+  it('writes characters outside ASCII as escapes while they are rare, so that the answer is pure ASCII', () => {
+    // Accents, typographic quotes, an emoji (a surrogate pair), a lone surrogate and a line separator, a few in
+    // each long line of plain text, and in a file name.
+    const rare = ['Tomás', 'it\u2019s', '😀', 'lone \ud800 half', '\u2028', 'naïve café'];
+    const paths = rare.map((word, i) => `notes/${word} ${i}.md`);
+    const lines = rare.map((word, i): LineMatch[] => [[i + 1, `Met ${word} about the plan for the quarter and the budget review. `.repeat(3), word]]);
+    const { encoded, all } = encodeAll(paths, lines);
+    assert.ok(isAscii(encoded.text), 'every byte is ASCII');
+    assert.equal(asJsonString(encoded.text), expectedJson(all));
+    assert.deepEqual(decodeMatches(encoded, all.length), all);
+    // The same results written as JSON.stringify writes them hold bytes outside ASCII.
+    assert.ok(!isAscii(stringifiedBytes(all)));
+  });
+
+  it('writes them as they are once they are common, where escapes would make the answer several times larger', () => {
+    const paths = ['заметки/встреча.md', 'notes/plain.md', '会议/记录.md'];
+    const lines: LineMatch[][] = [
+      [[3, 'Встреча с командой о сроках проекта и бюджете на квартал.', 'сроках']],
+      [[1, 'A plain line with no such character at all.', 'plain']],
+      [[7, '会议讨论了项目的截止日期和预算。', '截止日期']],
+    ];
+    const { encoded, all } = encodeAll(paths, lines);
+    assert.ok(!isAscii(encoded.text), 'Cyrillic and CJK text is written as UTF-8');
+    assert.ok(encoded.text.length <= stringifiedBytes(all).length * 1.1, `${encoded.text.length} bytes, against ${stringifiedBytes(all).length} as JSON.stringify writes them`);
+    assert.equal(asJsonString(encoded.text), expectedJson(all));
+    assert.deepEqual(decodeMatches(encoded, all.length), all);
+  });
+
+  it('writes the same bytes whatever size it is told to expect', () => {
+    const paths = Array.from({ length: 400 }, (_, f) => `folder/${TRICKY[f % TRICKY.length]} ${f}.md`);
+    const lines = paths.map((_, f): LineMatch[] => [[f + 1, `${TRICKY[f % TRICKY.length]} line `.repeat(1 + (f % 30)), TRICKY[f % TRICKY.length]]]);
+    const plain = encodeAll(paths, lines);
+    for (const hint of [1, 1000, plain.encoded.text.length, 10 * plain.encoded.text.length]) {
+      const hinted = encodeAll(paths, lines, hint);
+      assert.ok(Buffer.from(hinted.encoded.text).equals(Buffer.from(plain.encoded.text)), `hint ${hint}`);
+      assert.deepEqual([...hinted.encoded.ends], [...plain.encoded.ends]);
+    }
   });
 
   it('ignores a file added with no results, and encodes nothing as empty', () => {
