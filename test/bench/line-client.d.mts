@@ -5,6 +5,7 @@ export declare class LineClient {
   static start(command: string, args: string[], env?: NodeJS.ProcessEnv, options?: { stderr?: 'ignore' | 'pipe' }): Promise<LineClient>;
   readonly child: ChildProcessWithoutNullStreams;
   request(method: string, params: unknown): Promise<unknown>;
-  timedCall(name: string, args: unknown): Promise<{ ms: number; result: unknown }>;
+  requestWithLine(method: string, params: unknown): Promise<{ result: unknown; line: string }>;
+  timedCall(name: string, args: unknown): Promise<{ ms: number; result: unknown; line: string }>;
   close(): void;
 }

@@ -37,12 +37,17 @@ export class LineClient {
       if (!waiter) continue;
       this.waiting.delete(message.id);
       if (message.error) waiter.reject(new Error(message.error.message));
-      else waiter.resolve(message.result);
+      else waiter.resolve({ result: message.result, line });
     }
     if (start < chunk.length) this.chunks.push(chunk.subarray(start));
   }
 
-  request(method, params) {
+  async request(method, params) {
+    return (await this.requestWithLine(method, params)).result;
+  }
+
+  /** The result, and the whole reply line as the server wrote it (its bytes, decoded). */
+  requestWithLine(method, params) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -50,12 +55,12 @@ export class LineClient {
     });
   }
 
-  /** Milliseconds from sending tools/call to its parsed result, and the result. */
+  /** Milliseconds from sending tools/call to its parsed result, the result, and the reply line as written. */
   async timedCall(name, args) {
     const t = performance.now();
-    const result = await this.request('tools/call', { name, arguments: args });
+    const { result, line } = await this.requestWithLine('tools/call', { name, arguments: args });
     if (result.isError) throw new Error(result.content?.[0]?.text ?? 'tool error');
-    return { ms: performance.now() - t, result };
+    return { ms: performance.now() - t, result, line };
   }
 
   close() {

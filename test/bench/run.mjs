@@ -264,15 +264,16 @@ async function benchStartup() {
 
 /**
  * The floor of delivering an answer, whatever the server does to make it: the SDK client receiving the very same
- * `result` (written to a file) from a process that does nothing but send it (reply-server.mjs). `first`: the first
- * call of a freshly connected client and process (FRESH of them), as a cold row's call is; `repeated`: REPS calls
- * to one of them after a first, as a warm row's. The client copies its whole read buffer for every chunk the pipe
+ * `result` (as the server wrote it in its reply `line` when given, see resultText; written to a file) from a
+ * process that does nothing but send it (reply-server.mjs). `first`: the first call of a freshly connected client
+ * and process (FRESH of them), as a cold row's call is; `repeated`: REPS calls to one of them after a first, as a
+ * warm row's. The client copies its whole read buffer for every chunk the pipe
  * delivers, so what it pays grows with the square of the answer's size, much of it in memory it touches for the
  * first time (see the page fault time in the table's head).
  */
-async function deliveryFloor(dir, result, tool, args) {
+async function deliveryFloor(dir, result, tool, args, line) {
   const resultFile = path.join(tmp, 'result.json');
-  fs.writeFileSync(resultFile, JSON.stringify(result));
+  fs.writeFileSync(resultFile, resultText(result, line));
   const replyBytes = fs.statSync(resultFile).size;
   const replier = () => connect(dir, {}, [path.join(root, 'test', 'bench', 'reply-server.mjs'), resultFile]);
   const call = (client) => timed(() => client.callTool({ name: tool, arguments: args }));
@@ -288,6 +289,17 @@ async function deliveryFloor(dir, result, tool, args) {
   for (let i = 0; i < REPS; i++) repeated.push((await call(client)).ms);
   await client.close();
   return { replyBytes, first, repeated };
+}
+
+/**
+ * The JSON of a reply's `result` as the server wrote it, taken from its reply `line` (our transport writes `result`
+ * first and `jsonrpc`, `id` last), so that the floor sends the very bytes the server did (its escapes included);
+ * without a line of that form, `result` serialised again.
+ */
+function resultText(result, line) {
+  const head = '{"result":';
+  const tail = line?.lastIndexOf(',"jsonrpc":"2.0","id":') ?? -1;
+  return line?.startsWith(head) && tail > 0 ? line.slice(head.length, tail) : JSON.stringify(result);
 }
 
 // 2. search_files vs ripgrep
@@ -448,7 +460,7 @@ async function benchSearch() {
     const lineWarm = [];
     for (let i = 0; i < REPS; i++) lineWarm.push((await lc.timedCall('search_files', q.args)).ms);
     lc.close();
-    const { replyBytes, first: deliverFirst, repeated: deliver } = await deliveryFloor(corpus.dir, answer.result, 'search_files', q.args);
+    const { replyBytes, first: deliverFirst, repeated: deliver } = await deliveryFloor(corpus.dir, answer.result, 'search_files', q.args, answer.line);
     const rgMed = median(rg.map((r) => r.ms));
     // And ripgrep run back to back, as it was timed before: runs right after a server exited read up to a tenth
     // slower than these on this machine, so both are shown.
