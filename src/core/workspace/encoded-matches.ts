@@ -20,7 +20,7 @@ export interface SearchResultItem {
 /**
  * Results in order, each as `JSON.stringify(result)` writes it followed by a comma, escaped as characters of a JSON
  * string (every `"` and `\` preceded by a `\`: JSON.stringify's output holds no other character a string must
- * escape; characters outside ASCII may be `\uXXXX` escapes, see matchEncoder), in UTF-8. A prefix of the results is
+ * escape; characters beyond Latin-1 may be `\uXXXX` escapes, see matchEncoder), in UTF-8. A prefix of the results is
  * a prefix of the bytes.
  */
 export interface EncodedMatches {
@@ -46,7 +46,7 @@ export interface MatchEncoder {
  *
  * Each result is written as one string, its JSON escaped, converted to UTF-8 straight into the buffer (one call into
  * native code a result, which also gives its end). A string with no quote, backslash, control character or
- * character outside ASCII, which is nearly every path and line of a note, is written as it is between escaped
+ * character beyond Latin-1, which is nearly every path and line of a note, is written as it is between escaped
  * quotes, as JSON.stringify would write it, escaped; any other goes through JSON.stringify twice. On the
  * benchmark's regular expression (8 386 results, 4.4 MB) this took 41-48 ms a search where serialising all the
  * results at once, converting that to UTF-8 and escaping it byte by byte took 65-98 ms (and 50-80 ms on a worker's
@@ -56,40 +56,46 @@ export interface MatchEncoder {
  * the end of a search, the benchmark's 8 386 matched lines (and the 2.9 MB of text they are cut from) survived
  * every young-generation collection of a worker's first search, and were copied at each one.
  *
- * Characters outside ASCII are written as `\uXXXX` escapes while they are rare (at most one in eight of the
- * characters written so far): a reply that is pure ASCII decodes into a one-byte string in a JavaScript client
- * (Node, Electron), where a single other character makes the whole reply a string of two bytes a character. The
- * benchmark's regular expression answer (4.4 MB, 4 742 such characters) took a Node client 43 ms instead of 59 ms
- * to decode and parse. Where they are common (Cyrillic, CJK) escapes would make a reply up to three times larger
- * and slower to parse, so from the first string that would take their share over one in eight, they are written as
- * they are.
+ * Characters beyond Latin-1 (above U+00FF: typographic quotes and dashes, the ellipsis, CJK, emoji) are written as
+ * `\uXXXX` escapes while they are rare, at most one in 32 of the characters written so far. A JavaScript client
+ * (Node, Electron: the SDK's, VS Code's) decodes a reply whose characters all lie within Latin-1 into a one-byte
+ * string; a single character beyond it makes the whole reply a string of two bytes a character, slower to decode
+ * and to parse. The benchmark's regular expression answer (4.4 MB, with 189 ellipses among 4 553 accented
+ * letters) took a Node client 43 ms instead of 59 ms to decode and parse. Accented Latin letters stay as they are
+ * (two bytes in UTF-8, six as an escape), and where characters beyond Latin-1 are common (Cyrillic, CJK, Greek)
+ * escapes would make a reply up to three times larger, so from the first string that would take their share over
+ * one in 32 (counting 4 096 characters more than were written, so that an answer's first strings do not decide
+ * alone) they are written as they are. (The SDK client receiving a 4.5 MB answer with one typographic quote in
+ * 32 characters, repeatedly: 95-97 ms escaped against 124-142 ms as it is; one in eight: no clear gain.)
  *
  * `sizeHint`: about how many bytes the results will take, allocated at once instead of grown by doubling (each
  * doubling copies what was written into pages touched for the first time). Given only where it is known well:
  * a hint kept from a worker's last answer made warm searches slower (buffers grown by doubling reuse freed memory).
  */
 export function matchEncoder(paths: readonly string[], sizeHint = 0): MatchEncoder {
-  /** Finds what JSON.stringify would escape (a surrogate only when alone, but any is sent the slow way), and the rest of what lies outside ASCII. */
+  /** Finds what JSON.stringify would escape (a surrogate only when alone, but any is sent the slow way), and any other character beyond Latin-1. */
   // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
-  const special = /["\\\u0000-\u001f\u0080-\uffff]/;
-  const outsideAscii = /[\u0080-\uffff]/g;
-  /** Characters of the strings written so far, how many of them lay outside ASCII, and whether those are escaped. */
+  const special = /["\\\u0000-\u001f\u0100-\uffff]/;
+  const beyondLatin1 = /[\u0100-\uffff]/g;
+  /** Characters of the strings written so far, how many of them lay beyond Latin-1, and whether those are escaped. */
   let written = 0;
   let wide = 0;
-  let ascii = true;
+  let escaping = true;
+  /** Characters counted as written before any: the first strings of an answer are too few to tell a share by. */
+  const GRACE = 4096;
   /** `value` as the characters of a JSON string within a JSON string (see EncodedMatches). */
   const escapedString = (value: string): string => {
     written += value.length;
     if (!special.test(value)) return `\\"${value}\\"`;
     const json = JSON.stringify(JSON.stringify(value)).slice(1, -1);
-    if (!ascii) return json;
+    if (!escaping) return json;
     let found = 0;
-    const escaped = json.replace(outsideAscii, (ch) => {
+    const escaped = json.replace(beyondLatin1, (ch) => {
       found++;
       return `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
     });
-    if ((wide + found) * 8 > written) {
-      ascii = false;
+    if ((wide + found) * 32 > written + GRACE) {
+      escaping = false;
       return json;
     }
     wide += found;

@@ -1,6 +1,6 @@
 // search_files answers cut to the payload limit: the reply as the transport writes it (the answer's JSON, escaped,
 // in the text block, from the bytes the workers made) never exceeds the limit, is what JSON.stringify of the reply
-// gives (byte for byte when every character is ASCII; characters outside ASCII may be written as \uXXXX escapes,
+// gives (byte for byte where no character lies beyond Latin-1; such characters may be written as \uXXXX escapes,
 // see matchEncoder), and is cut only when it must be.
 import * as assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -85,7 +85,7 @@ describe('search answers cut to the payload limit', () => {
         const fit = fitAnswer(encoded(all), false, limit);
         const { line, plain } = reply(fit, all);
         if (pieces === PIECES) {
-          // The same reply, one JSON line; characters outside ASCII as escapes while rare, or as they are.
+          // The same reply, one JSON line; characters beyond Latin-1 as escapes while rare, or as they are.
           assert.equal(line.indexOf(10), line.length - 1, `seed ${seed}, ${count} results: one line`);
           assert.deepEqual(JSON.parse(line.toString()), JSON.parse(plain.toString()), `seed ${seed}, ${count} results: the reply written`);
         } else assert.deepEqual(line, plain, `seed ${seed}, ${count} results: the bytes written`);

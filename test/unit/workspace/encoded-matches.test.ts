@@ -30,7 +30,7 @@ function encodeAll(paths: string[], lines: LineMatch[][], sizeHint?: number) {
   return { encoded: encoder.done(), all };
 }
 
-const isAscii = (bytes: Uint8Array) => bytes.every((b) => b < 0x80);
+const beyondLatin1 = (text: string) => /[\u0100-\uffff]/.test(text);
 
 const TRICKY = ['plain', '"quoted"', 'back\\slash', 'tab\there', 'ctrl\u0001', 'café', '日本語', '😀', 'lone \ud800 half', '\u2028'];
 
@@ -73,29 +73,35 @@ describe('matchEncoder', () => {
     });
   });
 
-  it('writes characters outside ASCII as escapes while they are rare, so that the answer is pure ASCII', () => {
-    // Accents, typographic quotes, an emoji (a surrogate pair), a lone surrogate and a line separator, a few in
-    // each long line of plain text, and in a file name.
-    const rare = ['Tomás', 'it\u2019s', '😀', 'lone \ud800 half', '\u2028', 'naïve café'];
+  it('writes characters beyond Latin-1 as escapes while they are rare, so that the answer decodes one byte a character', () => {
+    // Typographic quotes, an ellipsis, an emoji (a surrogate pair), a lone surrogate and a line separator, a few in
+    // each long line of plain text with accented letters, and in file names.
+    const rare = ['it\u2019s', 'wait\u2026', '😀', 'lone \ud800 half', '\u2028', '\u201cquoted\u201d'];
     const paths = rare.map((word, i) => `notes/${word} ${i}.md`);
-    const lines = rare.map((word, i): LineMatch[] => [[i + 1, `Met ${word} about the plan for the quarter and the budget review. `.repeat(3), word]]);
+    const lines = rare.map((word, i): LineMatch[] => [[i + 1, `Met Tomás about ${word}, the plan for the quarter and the budget review. `.repeat(3), word]]);
     const { encoded, all } = encodeAll(paths, lines);
-    assert.ok(isAscii(encoded.text), 'every byte is ASCII');
+    const decoded = Buffer.from(encoded.text).toString('utf8');
+    assert.ok(!beyondLatin1(decoded), 'no character beyond Latin-1 is written as it is');
+    assert.ok(decoded.includes('Tomás'), 'accented letters are written as they are');
     assert.equal(asJsonString(encoded.text), expectedJson(all));
     assert.deepEqual(decodeMatches(encoded, all.length), all);
-    // The same results written as JSON.stringify writes them hold bytes outside ASCII.
-    assert.ok(!isAscii(stringifiedBytes(all)));
+    // The same results written as JSON.stringify writes them hold such characters.
+    assert.ok(beyondLatin1(stringifiedBytes(all).toString('utf8')));
+  });
+
+  it('never escapes Latin-1 letters, however common', () => {
+    const words = ['café', 'niño', 'über', 'façade', 'Tomás'];
+    const paths = words.map((w) => `notes/${w}.md`);
+    const lines = words.map((w, i): LineMatch[] => [[i + 1, `${w} ${w} ${w} `.repeat(20), w]]);
+    const { encoded, all } = encodeAll(paths, lines);
+    assert.ok(Buffer.from(encoded.text).equals(stringifiedBytes(all)), 'the bytes JSON.stringify writes');
   });
 
   it('writes them as they are once they are common, where escapes would make the answer several times larger', () => {
-    const paths = ['заметки/встреча.md', 'notes/plain.md', '会议/记录.md'];
-    const lines: LineMatch[][] = [
-      [[3, 'Встреча с командой о сроках проекта и бюджете на квартал.', 'сроках']],
-      [[1, 'A plain line with no such character at all.', 'plain']],
-      [[7, '会议讨论了项目的截止日期和预算。', '截止日期']],
-    ];
+    const paths = Array.from({ length: 300 }, (_, i) => (i % 2 ? `заметки/встреча ${i}.md` : `会议/记录 ${i}.md`));
+    const lines = paths.map((_, i): LineMatch[] => [[i + 1, i % 2 ? 'Встреча с командой о сроках проекта и бюджете на квартал.' : '会议讨论了项目的截止日期和预算。', i % 2 ? 'сроках' : '截止日期']]);
     const { encoded, all } = encodeAll(paths, lines);
-    assert.ok(!isAscii(encoded.text), 'Cyrillic and CJK text is written as UTF-8');
+    assert.ok(beyondLatin1(Buffer.from(encoded.text).toString('utf8')), 'Cyrillic and CJK text is written as UTF-8');
     assert.ok(encoded.text.length <= stringifiedBytes(all).length * 1.1, `${encoded.text.length} bytes, against ${stringifiedBytes(all).length} as JSON.stringify writes them`);
     assert.equal(asJsonString(encoded.text), expectedJson(all));
     assert.deepEqual(decodeMatches(encoded, all.length), all);
