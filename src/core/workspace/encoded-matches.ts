@@ -61,12 +61,12 @@ export interface MatchEncoder {
  * (Node, Electron: the SDK's, VS Code's) decodes a reply whose characters all lie within Latin-1 into a one-byte
  * string; a single character beyond it makes the whole reply a string of two bytes a character, slower to decode
  * and to parse. The benchmark's regular expression answer (4.4 MB, with 189 ellipses among 4 553 accented
- * letters) took a Node client 43 ms instead of 59 ms to decode and parse. Accented Latin letters stay as they are
- * (two bytes in UTF-8, six as an escape), and where characters beyond Latin-1 are common (Cyrillic, CJK, Greek)
- * escapes would make a reply up to three times larger, so from the first string that would take their share over
- * one in 32 (counting 4 096 characters more than were written, so that an answer's first strings do not decide
- * alone) they are written as they are. (The SDK client receiving a 4.5 MB answer with one typographic quote in
- * 32 characters, repeatedly: 95-97 ms escaped against 124-142 ms as it is; one in eight: no clear gain.)
+ * letters) took a Node client 51-55 ms instead of 67-69 ms to decode and parse. Accented Latin letters stay as
+ * they are (two bytes in UTF-8, six as an escape), and where characters beyond Latin-1 are common (Cyrillic, CJK,
+ * Greek) escapes would make a reply up to three times larger, so from the first string that would take their
+ * share over one in 32 (counting 4 096 characters more than were written, so that an answer's first strings do
+ * not decide alone) they are written as they are. (The SDK client receiving a 4.5 MB answer with one typographic
+ * quote in 32 characters, repeatedly: 95-97 ms escaped against 124-142 ms as it is; one in eight: no clear gain.)
  *
  * `sizeHint`: about how many bytes the results will take, allocated at once instead of grown by doubling (each
  * doubling copies what was written into pages touched for the first time). Given only where it is known well:
