@@ -267,9 +267,9 @@ async function benchStartup() {
  * `result` (as the server wrote it in its reply `line` when given, see resultText; written to a file) from a
  * process that does nothing but send it (reply-server.mjs). `first`: the first call of a freshly connected client
  * and process (FRESH of them), as a cold row's call is; `repeated`: REPS calls to one of them after a first, as a
- * warm row's. The client copies its whole read buffer for every chunk the pipe
- * delivers, so what it pays grows with the square of the answer's size, much of it in memory it touches for the
- * first time (see the page fault time in the table's head).
+ * warm row's. The client copies its whole read buffer for every chunk the pipe delivers, so what it pays grows with
+ * the square of the answer's size, much of it in memory it touches for the first time (see the page fault time in
+ * the table's head).
  */
 async function deliveryFloor(dir, result, tool, args, line) {
   const resultFile = path.join(tmp, 'result.json');

@@ -480,7 +480,8 @@ function textWorkerMain(
       (lines) => {
         for (const line of lines) line[0] = numbers[line[0] - 1];
       },
-      // The answer holds most of the printed lines and their matches: about one and a half times their bytes.
+      // The answer holds most of the printed lines and their matches, about one and a half times their bytes;
+      // twice leaves room (pages never written cost nothing).
       2 * out.length,
     );
   }
