@@ -86,7 +86,8 @@ export function listPage(sorted: readonly string[], options: { cursor?: string; 
 
 /**
  * listPage's answer as the reply's text block holds it (see EncodedAnswer): the page's JSON as the characters of a
- * JSON string, in UTF-8, the bytes the transport would write for listPage's `json`. A page that ends where it may
+ * JSON string, in UTF-8, the bytes the transport would write for listPage's `json` (or the same string with
+ * characters beyond Latin-1 as `\\uXXXX` escapes, see encodeJoinedPaths). A page that ends where it may
  * (the listing's end or `limit`) and whose paths hold no character JSON escapes, as most do, is written from one
  * join of its paths (encodeJoinedPaths), without making its JSON and escaping that again; other pages come from
  * listPage. `whole`: for a page that is the whole listing, its paths so written when known already (the text
@@ -106,7 +107,10 @@ export function listAnswer(sorted: readonly string[], options: { cursor?: string
     if (body) {
       // As pageJson gives it for this page, escaped once more.
       const truncated = end < sorted.length;
-      const cursor = truncated ? `,\\"nextCursor\\":\\"${sorted[end - 1]}\\"` : '';
+      // The cursor (the page's last path, which the body holds) with its characters beyond Latin-1 escaped, as the
+      // body's are where they are rare: where they are not, the reply holds others as they are anyway.
+      const last = sorted[end - 1].replace(/[\u0100-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const cursor = truncated ? `,\\"nextCursor\\":\\"${last}\\"` : '';
       const head = Buffer.from('{\\"files\\":[\\"');
       const tail = Buffer.from(`\\"],\\"count\\":${end - start},\\"total\\":${sorted.length},\\"truncated\\":${truncated}${cursor}}`);
       let bytes = head.length + tail.length;

@@ -133,7 +133,8 @@ describe('list_files pages', () => {
       for (const o of options) {
         const { json } = listPage(all, o);
         const written = Buffer.concat(listAnswer(all, o).text).toString('utf8');
-        assert.equal(written, JSON.stringify(json).slice(1, -1), `${name} ${JSON.stringify({ ...o, cursor: o.cursor?.slice(0, 20) })}`);
+        // The same string once the reply is parsed (characters beyond Latin-1 may be escapes, see the tests below).
+        assert.equal(JSON.parse(`"${written}"`), json, `${name} ${JSON.stringify({ ...o, cursor: o.cursor?.slice(0, 20) })}`);
       }
     }
   });
@@ -156,5 +157,59 @@ describe('list_files pages', () => {
     const escaped: { body?: readonly Uint8Array[] } = {};
     listAnswer(paths(300, 7), { maxBytes: 10 * 1024 * 1024 }, escaped);
     assert.equal(escaped.body, undefined);
+  });
+  describe('characters beyond Latin-1', () => {
+    const big = { maxBytes: 10 * 1024 * 1024 };
+    /** The answer's text block as the reply carries it (between its quotes), and that string parsed. */
+    const answer = (all: string[], options: { cursor?: string; limit?: number; maxBytes: number } = big) => {
+      const written = Buffer.concat(listAnswer(all, options).text).toString('utf8');
+      return { written, text: JSON.parse(`"${written}"`) as string };
+    };
+    /** ASCII paths, one in ten holding a typographic apostrophe and dash: 2 such characters in about 250. */
+    const titles = Array.from({ length: 2000 }, (_, i) => (i % 10 === 0 ? `notes/${i} don\u2019t \u2013 later.md` : `notes/${i} plain title of a note.md`)).sort();
+
+    it('writes them as escapes where they are rare, so the whole reply stays within Latin-1', () => {
+      const { written, text } = answer(titles);
+      assert.equal(text, listPage(titles, big).json);
+      assert.ok(!/[\u0100-\uffff]/.test(written), 'no character beyond Latin-1 written as it is');
+      assert.ok(written.includes('don\\u2019t \\u2013 later'), 'written as \\uXXXX');
+      // An emoji is a pair of UTF-16 units, each escaped.
+      const emoji = [...titles, 'zz \u{1f600}.md'];
+      const withEmoji = answer(emoji);
+      assert.equal(withEmoji.text, listPage(emoji, big).json);
+      assert.ok(withEmoji.written.includes('zz \\ud83d\\ude00.md'));
+    });
+
+    it('never escapes Latin-1 letters', () => {
+      const accented = titles.map((p, i) => (i % 3 ? p.replace('plain', 'café') : p));
+      const { written, text } = answer(accented);
+      assert.equal(text, listPage(accented, big).json);
+      assert.ok(written.includes('café title'));
+      assert.ok(!/\\u00/.test(written), 'no Latin-1 escape');
+    });
+
+    it('writes them as they are where they are common, as JSON.stringify does', () => {
+      const dense = titles.map((p, i) => (i % 2 ? p.replace('plain title of a note', '\u65e5\u672c\u8a9e\u306e\u30e1\u30e2') : p));
+      const { written } = answer(dense);
+      assert.equal(written, JSON.stringify(listPage(dense, big).json).slice(1, -1));
+      assert.ok(!written.includes('\\u'), 'no escapes');
+    });
+
+    it('escapes the next cursor of a page with the page', () => {
+      // A page ending in a path that holds one.
+      const last = titles.findIndex((p, i) => i >= 5 && p.includes('\u2019'));
+      const options = { limit: last + 1, maxBytes: big.maxBytes };
+      const { written, text } = answer(titles, options);
+      assert.equal(text, listPage(titles, options).json);
+      assert.equal(JSON.parse(text).nextCursor, titles[last]);
+      assert.ok(!/[\u0100-\uffff]/.test(written));
+    });
+
+    it('leaves a lone surrogate to JSON.stringify, which escapes it', () => {
+      const lone = [...titles, 'zz \ud800 lone.md'];
+      const { written } = answer(lone);
+      assert.equal(written, JSON.stringify(listPage(lone, big).json).slice(1, -1));
+      assert.ok(written.includes('zz \\\\ud800 lone.md'), 'escaped within the JSON the text holds');
+    });
   });
 });

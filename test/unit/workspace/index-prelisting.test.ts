@@ -580,19 +580,30 @@ describe('workspace index: the early listing', function () {
   });
 
   it("has the loader's worker write its files as list_files' answer holds them, when no path needs escaping", async () => {
-    for (const plain of [false, true]) {
-      // The tree holds an emoji (a surrogate pair, which JSON writes as it is, but which the test takes for one to escape).
-      if (plain) fs.rmSync(path.join(root, 'notes/\u{1F600}.md'));
-      await sleep(TICK_MS);
-      assert.ok(prestartTextWorker({}, root));
-      const { index } = open({ racyMs: 0 });
-      assert.equal(await index.fresh(false, true), true);
-      const files = await crawl();
-      assert.deepEqual(index.listFiles(), files);
-      const body = index.encodedFiles().body;
-      if (plain) assert.equal(Buffer.concat(body ?? []).toString(), files.join('\\",\\"'));
-      else assert.equal(body, undefined);
-      index.dispose();
+    // The tree holds an emoji (a pair of UTF-16 units) and U+FFFD among ASCII names: rare, so written as escapes.
+    // A name with a quote, which JSON escapes, leaves the answer to list_files' own JSON.
+    const quoted = path.join(root, 'notes/say "hi".md');
+    try {
+      for (const withQuote of [false, true]) {
+        if (withQuote) fs.writeFileSync(quoted, 'x');
+        await sleep(TICK_MS);
+        assert.ok(prestartTextWorker({}, root));
+        const { index } = open({ racyMs: 0 });
+        assert.equal(await index.fresh(false, true), true);
+        const files = await crawl();
+        assert.deepEqual(index.listFiles(), files);
+        const body = index.encodedFiles().body;
+        if (withQuote) assert.equal(body, undefined);
+        else {
+          const written = Buffer.concat(body ?? []).toString();
+          assert.equal(JSON.parse(`"${written}"`), files.join('","'));
+          assert.ok(written.includes('notes/\\ud83d\\ude00.md') && written.includes('notes/\\ufffd.md'), written);
+          assert.ok(!/[\u0100-\uffff]/.test(written), 'within Latin-1');
+        }
+        index.dispose();
+      }
+    } finally {
+      fs.rmSync(quoted, { force: true });
     }
   });
 
