@@ -1,7 +1,7 @@
 // Process entry: argv/env -> configuration and workspace -> createNotesServer -> stdio transport.
 import './fast-start'; // first: settings that must precede every other module's start-up code
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { InitializeRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeRequestSchema, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,6 +15,7 @@ import { cacheDir } from '../src/core/workspace/listing-hint';
 import { handshakeDone, startupPathRun } from './code-cache-point';
 import { configLoadCache } from './config-load-cache';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
+import { forgetHandshake, keepHandshake, takeHandshakeStart } from './early-initialize';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
 import { snapshotBeingBuilt } from './per-process';
@@ -140,6 +141,23 @@ function workspaceFolder(flag: string | undefined, configPath: string, config: N
   return folder;
 }
 
+/**
+ * Keeps the server's first initialize answer for the loader of the next start made the same way (see
+ * early-initialize.ts), once it is written, unless the loader wrote this very answer. Only a server the loader
+ * started, with a cache folder, keeps one.
+ */
+function keepInitializeAnswer(configPath: string, workspace: string): (result: Record<string, unknown> | undefined, early: 'none' | 'same' | 'different') => void {
+  const start = takeHandshakeStart();
+  return (result, early) => {
+    if (!start || early === 'same') return;
+    setImmediate(() => {
+      if (!result || typeof result.protocolVersion !== 'string') return forgetHandshake(start.dir, start.key);
+      const kept = keepHandshake(start.dir, { bundle: start.bundle, key: start.key, configPath, workspace, supported: [...SUPPORTED_PROTOCOL_VERSIONS], latest: LATEST_PROTOCOL_VERSION, result });
+      if (!kept) forgetHandshake(start.dir, start.key);
+    });
+  };
+}
+
 export async function main(argv = process.argv.slice(2)): Promise<number> {
   let args;
   try {
@@ -199,7 +217,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     if (method === 'initialize') handshakeDone();
     else if (method === 'tools/list') startupPathRun();
   };
-  const transport = new HardenedStdioTransport({ limits, log, onAnswered });
+  const transport = new HardenedStdioTransport({ limits, log, onAnswered, onInitializeAnswer: keepInitializeAnswer(configPath, workspaceRoot) });
   const waitForOutput = () => transport.whenIdle();
   const server = createNotesServer({
     workspaceRoot,

@@ -41,6 +41,7 @@ import {
   type JsonRpcErrorBody,
   type ServerLimits,
 } from './limits';
+import { takeEarlyInitialize, type EarlyInitialize } from './early-initialize';
 import type { LogFn } from './logger';
 import { perProcessValue } from './per-process';
 import { dropEncodedAnswer, hasEncodedAnswer, isEncodedAnswerText, structuredPlaceholder, takeRegistered, textBlockOf, textPlaceholder, type EncodedAnswer } from './structured-json';
@@ -178,6 +179,12 @@ export interface HardenedTransportOptions {
   now?: () => number;
   /** Told the method of each request answered (a result or an error), as its answer is sent. */
   onAnswered?: (method: string) => void;
+  /**
+   * Told the result of the first initialize the server answers, and whether the loader had written an answer to it
+   * (see early-initialize.ts): 'same' when it was this answer byte for byte, 'different' when it was not (this one is
+   * not written: the client has its answer), 'none' when it had not.
+   */
+  onInitializeAnswer?: (result: Record<string, unknown> | undefined, early: 'none' | 'same' | 'different') => void;
 }
 
 interface InFlight {
@@ -220,6 +227,10 @@ export class HardenedStdioTransport implements Transport {
   private lastInvalid = '';
   private lastInvalidLog = -Infinity;
   private invalidTimer: NodeJS.Timeout | undefined;
+  /** The initialize the loader answered (see early-initialize.ts), until the server's answer to it comes. */
+  private early: EarlyInitialize | undefined = takeEarlyInitialize();
+  /** Whether the first initialize answer has been told to onInitializeAnswer. */
+  private initializeTold = false;
 
   constructor(private readonly options: HardenedTransportOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -298,6 +309,15 @@ export class HardenedStdioTransport implements Transport {
       const method = this.inFlight.get(id)?.method;
       if (method === 'initialize' && 'result' in message && typeof message.result.protocolVersion === 'string') {
         this.protocolVersion = message.result.protocolVersion;
+      }
+      if (this.early?.id === id) {
+        this.finish(id, message);
+        this.settleEarly(message, line);
+        return;
+      }
+      if (method === 'initialize' && !this.initializeTold) {
+        this.initializeTold = true;
+        this.options.onInitializeAnswer?.('result' in message ? message.result : undefined, 'none');
       }
       let outgoing: JSONRPCMessage = message;
       if (size > maxSendBytes(this.options.limits)) {
@@ -548,8 +568,27 @@ export class HardenedStdioTransport implements Transport {
     this.flushBatch(slot.batch);
   }
 
+  /**
+   * The server's answer to the initialize the loader answered already: not written (a request gets one answer),
+   * compared with the one written.
+   */
+  private settleEarly(message: JSONRPCMessage, parts = encodeParts(message)): void {
+    const early = this.early;
+    if (!early) return;
+    this.early = undefined;
+    this.initializeTold = true;
+    const same = Buffer.concat(parts).equals(early.line);
+    if (same) this.options.log('debug', 'initialize was answered by the loader as the server started (the same answer)', { id: early.id });
+    else this.options.log('error', `the loader answered initialize as the server started, but not as the server does: ${Buffer.concat(parts).toString().trim()}; its answer is kept for the next start`, { id: early.id });
+    this.options.onInitializeAnswer?.('result' in message ? message.result : undefined, same ? 'same' : 'different');
+  }
+
   /** The error reply `response` to a message: written, or put in its batch's reply. */
   private reply(response: JSONRPCMessage, slot?: BatchSlot): void {
+    if (!slot && this.early && 'id' in response && response.id === this.early.id) {
+      this.settleEarly(response);
+      return;
+    }
     if (!slot) {
       void this.write(response);
       return;
@@ -707,7 +746,9 @@ export class HardenedStdioTransport implements Transport {
     // A notification, or a response to a request of the server's: an error with its id would be taken by the
     // client for the answer to its own request of that id.
     if (noReply) return;
-    void this.write(errorResponse(id, payloadTooLargeError(this.options.limits, size)));
+    const response = errorResponse(id, payloadTooLargeError(this.options.limits, size));
+    if (this.early && id === this.early.id) return this.settleEarly(response);
+    void this.write(response);
   }
 
   /**
