@@ -137,8 +137,10 @@ export function readKeptHandshake(dir: string, key: string, bundle: string | und
     const fd = fs.openSync(handshakeFile(dir, key), 'r');
     try {
       const stat = fs.fstatSync(fd);
+      // (Windows has no owner id to compare, and reports every file writable by group and others.)
       const uid = process.getuid?.();
-      if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || (stat.mode & 0o022) !== 0 || stat.size > 1024 * 1024) return undefined;
+      const othersMayWrite = process.platform !== 'win32' && (stat.mode & 0o022) !== 0;
+      if (!stat.isFile() || (uid !== undefined && stat.uid !== uid) || othersMayWrite || stat.size > 1024 * 1024) return undefined;
       text = fs.readFileSync(fd, 'utf8');
     } finally {
       fs.closeSync(fd);
