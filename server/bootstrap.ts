@@ -8,7 +8,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { cacheDir } from '../src/core/workspace/listing-hint';
 import { whenStartupPath } from './code-cache-point';
-import { answerBuffered, bundleSignature, handshakeKey, leaveEarlyInitialize, leaveHandshakeStart, readKeptHandshake, type KeptHandshake } from './early-initialize';
+import { answerThenLoad } from './early-initialize';
 import { startEarlyWork } from './early-start';
 
 startEarlyWork(process.argv.slice(2), process.env);
@@ -117,35 +117,7 @@ function loadServer(dir: string | undefined): void {
   if (!started) load(CORE);
 }
 
-/**
- * The answer the server gave the last start made the same way, if it may be used (see early-initialize.ts); what
- * the server needs to keep its own is left for it. Nothing without a cache folder or with
- * NOTESAPP_EARLY_INITIALIZE=off.
- */
-function keptAnswer(dir: string | undefined): KeptHandshake | undefined {
-  if (!dir || process.env.NOTESAPP_EARLY_INITIALIZE === 'off') return undefined;
-  const bundle = bundleSignature(CORE);
-  if (bundle === undefined) return undefined;
-  const key = handshakeKey(process.argv.slice(2), process.env, process.cwd());
-  leaveHandshakeStart({ dir, key, bundle });
-  return readKeptHandshake(dir, key, bundle);
-}
-
+// The client's initialize is answered from the answer the server gave the last start made the same way, when it
+// may be (see early-initialize.ts), and the server loaded then.
 const dir = cacheDir();
-const kept = keptAnswer(dir);
-if (kept) {
-  // Reading stdin starts as this script ends; what the client has sent by then (its initialize, when it sent it as
-  // it started the server) is read in the event loop's first turn, before this immediate runs. The bundle is loaded
-  // then, whether or not there was an initialize to answer: nothing waits for one.
-  const stdin = process.stdin;
-  const reading = (): void => undefined;
-  stdin.on('readable', reading);
-  setImmediate(() => {
-    stdin.off('readable', reading);
-    const answer = answerBuffered(stdin, kept);
-    if (answer) leaveEarlyInitialize(answer);
-    loadServer(dir);
-  });
-} else {
-  loadServer(dir);
-}
+answerThenLoad(CORE, dir, () => loadServer(dir));

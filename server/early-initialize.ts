@@ -283,6 +283,35 @@ export function takeHandshakeStart(): HandshakeStart | undefined {
   return start;
 }
 
+/**
+ * Runs `load` (what loads and starts the server from `bundle`, the path of server-core.js) after answering the
+ * client's initialize from the answer kept in `dir` when it may (see readKeptHandshake and earlyAnswer): at once
+ * when there is none, else after one turn of the event loop, in which what the client has sent by then is read.
+ * Without `dir`, or with NOTESAPP_EARLY_INITIALIZE=off, it only runs `load`. Otherwise what the server needs to
+ * keep its own answer is left for it (see takeHandshakeStart).
+ */
+export function answerThenLoad(bundle: string, dir: string | undefined, load: () => void): void {
+  if (!dir || process.env.NOTESAPP_EARLY_INITIALIZE === 'off') return load();
+  const signature = bundleSignature(bundle);
+  if (signature === undefined) return load();
+  const key = handshakeKey(process.argv.slice(2), process.env, process.cwd());
+  leaveHandshakeStart({ dir, key, bundle: signature });
+  const kept = readKeptHandshake(dir, key, signature);
+  if (!kept) return load();
+  // Reading stdin starts as the running script ends; what the client has sent by then (its initialize, when it
+  // sent it as it started the server) is read in the event loop's first turn, before this immediate runs. The
+  // server is loaded then, whether or not there was an initialize to answer: nothing waits for one.
+  const stdin = process.stdin;
+  const reading = (): void => undefined;
+  stdin.on('readable', reading);
+  setImmediate(() => {
+    stdin.off('readable', reading);
+    const answer = answerBuffered(stdin, kept);
+    if (answer) leaveEarlyInitialize(answer);
+    load();
+  });
+}
+
 /** Leaves the answer the loader wrote for the transport. */
 export function leaveEarlyInitialize(answer: EarlyInitialize): void {
   (globalThis as Record<symbol, unknown>)[EARLY_INITIALIZE] = answer;

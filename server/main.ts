@@ -15,7 +15,7 @@ import { cacheDir } from '../src/core/workspace/listing-hint';
 import { handshakeDone, startupPathRun } from './code-cache-point';
 import { configLoadCache } from './config-load-cache';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
-import { forgetHandshake, keepHandshake, takeHandshakeStart } from './early-initialize';
+import { answerThenLoad, forgetHandshake, keepHandshake, takeHandshakeStart } from './early-initialize';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
 import { snapshotBeingBuilt } from './per-process';
@@ -282,7 +282,9 @@ if (snapshot) {
   // own arguments and environment, doing first what the loader (dist/server.js) does before it loads this bundle.
   snapshot.setDeserializeMainFunction(() => {
     startEarlyWork(process.argv.slice(2), process.env);
-    void run();
+    // As the loader does: the client's initialize answered from the answer kept (see early-initialize.ts), the
+    // server run then. The bundle whose signature the answer carries is the one beside the loader named in argv.
+    answerThenLoad(path.join(path.dirname(process.argv[1] ?? ''), 'server-core.js'), cacheDir(), () => void run());
   });
 } else {
   void run();

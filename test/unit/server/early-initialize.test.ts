@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { InitializeRequestSchema, JSONRPCRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { answerBuffered, earlyAnswer, handshakeKey, keepHandshake, readKeptHandshake, type KeptHandshake } from '../../../server/early-initialize';
+import { buildStartupSnapshot } from '../../../src/core/startup-snapshot';
 
 const serverJs = path.resolve(__dirname, '../../../dist/server.js');
 
@@ -253,9 +254,9 @@ describe('the loader answers initialize (early-initialize.ts)', () => {
     const AFTER = '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n';
 
     /** A start as a client makes it: the initialize sent at once. Resolves with the lines written and stderr once tools/list is answered and stdin ended. */
-    function run(first: string, env: Record<string, string> = {}, { after = AFTER, endInput = false } = {}): Promise<{ lines: string[]; stderr: string; code: number | null }> {
+    function run(first: string, env: Record<string, string> = {}, { after = AFTER, endInput = false, nodeArgs = [] as string[] } = {}): Promise<{ lines: string[]; stderr: string; code: number | null }> {
       return new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [serverJs, '--workspace', workspace, '--config', config], {
+        const child = spawn(process.execPath, [...nodeArgs, serverJs, '--workspace', workspace, '--config', config], {
           env: { PATH: process.env.PATH ?? '', HOME: home, USERPROFILE: home, NOTESAPP_CACHE_DIR: path.join(dir, 'cache'), ...env },
           stdio: 'pipe',
         });
@@ -321,6 +322,20 @@ describe('the loader answers initialize (early-initialize.ts)', () => {
       const off = await run(INIT, { NOTESAPP_EARLY_INITIALIZE: 'off' });
       assert.doesNotMatch(off.stderr, answeredEarly);
       assert.equal(off.lines[0], changed.lines[0]);
+    });
+
+    it('answers a start from the start-up snapshot as well, with the answer a start from the code cache kept', async () => {
+      const made = await buildStartupSnapshot({ distDir: path.dirname(serverJs), runtime: process.execPath, env: { ...process.env, NOTESAPP_CACHE_DIR: path.join(dir, 'cache'), NOTESAPP_SNAPSHOT_STARTS: '0' } });
+      assert.ok(made.ok, JSON.stringify(made));
+      const fromSnapshot = { nodeArgs: ['--snapshot-blob', made.blob] };
+      const first = await run(INIT, {}, fromSnapshot);
+      assert.doesNotMatch(first.stderr, answeredEarly);
+      const second = await run(INIT, {}, fromSnapshot);
+      assert.match(second.stderr, answeredEarly);
+      assert.deepEqual(second.lines, first.lines);
+      const fromCodeCache = await run(INIT);
+      assert.match(fromCodeCache.stderr, answeredEarly, 'the same start but for the snapshot: the same answer');
+      assert.deepEqual(fromCodeCache.lines, first.lines);
     });
 
     it('takes requests sent with it, and input that ends right after it', async () => {
