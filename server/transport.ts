@@ -229,6 +229,13 @@ export class HardenedStdioTransport implements Transport {
   private invalidTimer: NodeJS.Timeout | undefined;
   /** The initialize the loader answered (see early-initialize.ts), until the server's answer to it comes. */
   private early: EarlyInitialize | undefined = takeEarlyInitialize();
+  /**
+   * The id under which the SDK is given that initialize: its client has its answer, and may use the id again at
+   * once (a request of that id is then not refused as a duplicate, nor taken for the initialize).
+   */
+  private earlyAlias: string | undefined;
+  /** True until the first message read is handled (the loader answers only the first line). */
+  private firstMessage = true;
   /** Whether the first initialize answer has been told to onInitializeAnswer. */
   private initializeTold = false;
 
@@ -310,9 +317,9 @@ export class HardenedStdioTransport implements Transport {
       if (method === 'initialize' && 'result' in message && typeof message.result.protocolVersion === 'string') {
         this.protocolVersion = message.result.protocolVersion;
       }
-      if (this.early?.id === id) {
+      if (this.earlyAlias !== undefined && id === this.earlyAlias) {
         this.finish(id, message);
-        this.settleEarly(message, line);
+        this.settleEarly(message);
         return;
       }
       if (method === 'initialize' && !this.initializeTold) {
@@ -491,7 +498,13 @@ export class HardenedStdioTransport implements Transport {
       this.handleInvalid(value, slot);
       return false;
     }
-    const message = parsed.data;
+    let message = parsed.data;
+    const first = this.firstMessage && !slot;
+    this.firstMessage = false;
+    if (first && this.early && 'method' in message && message.method === 'initialize' && 'id' in message && message.id === this.early.id) {
+      this.earlyAlias = `notesapp-early-initialize-${process.pid}-${process.hrtime.bigint()}`;
+      message = { ...message, id: this.earlyAlias };
+    }
     if ('method' in message && 'id' in message) {
       if (slot && message.method === 'initialize') {
         this.noteInvalid('initialize in a batch');
@@ -569,14 +582,16 @@ export class HardenedStdioTransport implements Transport {
   }
 
   /**
-   * The server's answer to the initialize the loader answered already: not written (a request gets one answer),
-   * compared with the one written.
+   * The server's answer to the initialize the loader answered already (given the SDK by earlyAlias): not written (a
+   * request gets one answer), compared, with the client's id, with the one written.
    */
-  private settleEarly(message: JSONRPCMessage, parts = encodeParts(message)): void {
+  private settleEarly(message: JSONRPCMessage): void {
     const early = this.early;
     if (!early) return;
     this.early = undefined;
+    this.earlyAlias = undefined;
     this.initializeTold = true;
+    const parts = encodeParts({ ...message, id: early.id } as JSONRPCMessage);
     const same = Buffer.concat(parts).equals(early.line);
     if (same) this.options.log('debug', 'initialize was answered by the loader as the server started (the same answer)', { id: early.id });
     else this.options.log('error', `the loader answered initialize as the server started, but not as the server does: ${Buffer.concat(parts).toString().trim()}; its answer is kept for the next start`, { id: early.id });
@@ -585,7 +600,7 @@ export class HardenedStdioTransport implements Transport {
 
   /** The error reply `response` to a message: written, or put in its batch's reply. */
   private reply(response: JSONRPCMessage, slot?: BatchSlot): void {
-    if (!slot && this.early && 'id' in response && response.id === this.early.id) {
+    if (!slot && this.earlyAlias !== undefined && 'id' in response && response.id === this.earlyAlias) {
       this.settleEarly(response);
       return;
     }
@@ -716,7 +731,9 @@ export class HardenedStdioTransport implements Transport {
     let outcome = 'ok';
     if ('error' in response) outcome = `error ${response.error.code}`;
     else if ('result' in response && isPlainObject(response.result) && response.result.isError === true) outcome = 'tool error';
-    this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id });
+    // The initialize the loader answered is logged by the id its client gave it.
+    const shown = id === this.earlyAlias && this.early ? this.early.id : id;
+    this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id: shown });
     this.options.onAnswered?.(entry.method);
   }
 
@@ -746,9 +763,7 @@ export class HardenedStdioTransport implements Transport {
     // A notification, or a response to a request of the server's: an error with its id would be taken by the
     // client for the answer to its own request of that id.
     if (noReply) return;
-    const response = errorResponse(id, payloadTooLargeError(this.options.limits, size));
-    if (this.early && id === this.early.id) return this.settleEarly(response);
-    void this.write(response);
+    void this.write(errorResponse(id, payloadTooLargeError(this.options.limits, size)));
   }
 
   /**

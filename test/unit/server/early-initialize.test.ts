@@ -338,6 +338,15 @@ describe('the loader answers initialize (early-initialize.ts)', () => {
       assert.deepEqual(fromCodeCache.lines, first.lines);
     });
 
+    it('takes a request of the same id right after its answer (the client has its answer), and logs the initialize by its client\'s id', async () => {
+      await run(INIT);
+      const again = await run(INIT, {}, { after: '{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":0,"method":"ping"}\n{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n' });
+      assert.match(again.stderr, answeredEarly);
+      assert.equal(again.lines.length, 3, again.lines.join('\n'));
+      assert.equal(again.lines[1], '{"result":{},"jsonrpc":"2.0","id":0}', 'the ping answered, not refused as a duplicate');
+      assert.match(again.stderr, /initialize ok in \d+ ms \{"id":0\}/, 'logged by its own id');
+    });
+
     it('takes requests sent with it, and input that ends right after it', async () => {
       await run(INIT);
       const together = await run(INIT + AFTER, {}, { after: '' });
