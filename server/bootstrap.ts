@@ -8,7 +8,6 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { cacheDir } from '../src/core/workspace/listing-hint';
 import { whenStartupPath } from './code-cache-point';
-import { answerThenLoad } from './early-initialize';
 import { startEarlyWork } from './early-start';
 
 startEarlyWork(process.argv.slice(2), process.env);
@@ -106,18 +105,12 @@ function readSource(file: string): string {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
-function loadServer(dir: string | undefined): void {
-  if (dir) {
-    try {
-      if (!loadWithBuiltinCache(dir)) loadWithScriptCache(dir);
-    } catch (err) {
-      if (started) throw err;
-    }
-  }
-  if (!started) load(CORE);
-}
-
-// The client's initialize is answered from the answer the server gave the last start made the same way, when it
-// may be (see early-initialize.ts), and the server loaded then.
 const dir = cacheDir();
-answerThenLoad(CORE, dir, () => loadServer(dir));
+if (dir) {
+  try {
+    if (!loadWithBuiltinCache(dir)) loadWithScriptCache(dir);
+  } catch (err) {
+    if (started) throw err;
+  }
+}
+if (!started) load(CORE);

@@ -1,7 +1,7 @@
 // Process entry: argv/env -> configuration and workspace -> createNotesServer -> stdio transport.
 import './fast-start'; // first: settings that must precede every other module's start-up code
 import { toJsonSchemaCompat } from '@modelcontextprotocol/sdk/server/zod-json-schema-compat.js';
-import { InitializeRequestSchema, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeRequestSchema, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,7 +15,6 @@ import { cacheDir } from '../src/core/workspace/listing-hint';
 import { handshakeDone, startupPathRun } from './code-cache-point';
 import { configLoadCache } from './config-load-cache';
 import { limitsFromFlags, maxSendBytes, type ServerLimits } from './limits';
-import { answerThenLoad, forgetHandshake, keepHandshake, takeHandshakeStart } from './early-initialize';
 import { startEarlyWork } from './early-start';
 import { collectSecrets, Logger, type LogLevel } from './logger';
 import { snapshotBeingBuilt } from './per-process';
@@ -141,23 +140,6 @@ function workspaceFolder(flag: string | undefined, configPath: string, config: N
   return folder;
 }
 
-/**
- * Keeps the server's first initialize answer for the loader of the next start made the same way (see
- * early-initialize.ts), once it is written, unless the loader wrote this very answer. Only a server the loader
- * started, with a cache folder, keeps one.
- */
-function keepInitializeAnswer(configPath: string, workspace: string): (result: Record<string, unknown> | undefined, early: 'none' | 'same' | 'different') => void {
-  const start = takeHandshakeStart();
-  return (result, early) => {
-    if (!start || early === 'same') return;
-    setImmediate(() => {
-      if (!result || typeof result.protocolVersion !== 'string') return forgetHandshake(start.dir, start.key);
-      const kept = keepHandshake(start.dir, { bundle: start.bundle, key: start.key, configPath, workspace, supported: [...SUPPORTED_PROTOCOL_VERSIONS], latest: LATEST_PROTOCOL_VERSION, result });
-      if (!kept) forgetHandshake(start.dir, start.key);
-    });
-  };
-}
-
 export async function main(argv = process.argv.slice(2)): Promise<number> {
   let args;
   try {
@@ -217,7 +199,7 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     if (method === 'initialize') handshakeDone();
     else if (method === 'tools/list') startupPathRun();
   };
-  const transport = new HardenedStdioTransport({ limits, log, onAnswered, onInitializeAnswer: keepInitializeAnswer(configPath, workspaceRoot) });
+  const transport = new HardenedStdioTransport({ limits, log, onAnswered });
   const waitForOutput = () => transport.whenIdle();
   const server = createNotesServer({
     workspaceRoot,
@@ -282,9 +264,7 @@ if (snapshot) {
   // own arguments and environment, doing first what the loader (dist/server.js) does before it loads this bundle.
   snapshot.setDeserializeMainFunction(() => {
     startEarlyWork(process.argv.slice(2), process.env);
-    // As the loader does: the client's initialize answered from the answer kept (see early-initialize.ts), the
-    // server run then. The bundle whose signature the answer carries is the one beside the loader named in argv.
-    answerThenLoad(path.join(path.dirname(process.argv[1] ?? ''), 'server-core.js'), cacheDir(), () => void run());
+    void run();
   });
 } else {
   void run();

@@ -41,7 +41,6 @@ import {
   type JsonRpcErrorBody,
   type ServerLimits,
 } from './limits';
-import { takeEarlyInitialize, type EarlyInitialize } from './early-initialize';
 import type { LogFn } from './logger';
 import { perProcessValue } from './per-process';
 import { dropEncodedAnswer, hasEncodedAnswer, isEncodedAnswerText, structuredPlaceholder, takeRegistered, textBlockOf, textPlaceholder, type EncodedAnswer } from './structured-json';
@@ -179,12 +178,6 @@ export interface HardenedTransportOptions {
   now?: () => number;
   /** Told the method of each request answered (a result or an error), as its answer is sent. */
   onAnswered?: (method: string) => void;
-  /**
-   * Told the result of the first initialize the server answers, and whether the loader had written an answer to it
-   * (see early-initialize.ts): 'same' when it was this answer byte for byte, 'different' when it was not (this one is
-   * not written: the client has its answer), 'none' when it had not.
-   */
-  onInitializeAnswer?: (result: Record<string, unknown> | undefined, early: 'none' | 'same' | 'different') => void;
 }
 
 interface InFlight {
@@ -227,17 +220,6 @@ export class HardenedStdioTransport implements Transport {
   private lastInvalid = '';
   private lastInvalidLog = -Infinity;
   private invalidTimer: NodeJS.Timeout | undefined;
-  /** The initialize the loader answered (see early-initialize.ts), until the server's answer to it comes. */
-  private early: EarlyInitialize | undefined = takeEarlyInitialize();
-  /**
-   * The id under which the SDK is given that initialize: its client has its answer, and may use the id again at
-   * once (a request of that id is then not refused as a duplicate, nor taken for the initialize).
-   */
-  private earlyAlias: string | undefined;
-  /** True until the first message read is handled (the loader answers only the first line). */
-  private firstMessage = true;
-  /** Whether the first initialize answer has been told to onInitializeAnswer. */
-  private initializeTold = false;
 
   constructor(private readonly options: HardenedTransportOptions) {
     this.stdin = options.stdin ?? process.stdin;
@@ -316,15 +298,6 @@ export class HardenedStdioTransport implements Transport {
       const method = this.inFlight.get(id)?.method;
       if (method === 'initialize' && 'result' in message && typeof message.result.protocolVersion === 'string') {
         this.protocolVersion = message.result.protocolVersion;
-      }
-      if (this.earlyAlias !== undefined && id === this.earlyAlias) {
-        this.finish(id, message);
-        this.settleEarly(message);
-        return;
-      }
-      if (method === 'initialize' && !this.initializeTold) {
-        this.initializeTold = true;
-        this.options.onInitializeAnswer?.('result' in message ? message.result : undefined, 'none');
       }
       let outgoing: JSONRPCMessage = message;
       if (size > maxSendBytes(this.options.limits)) {
@@ -498,13 +471,7 @@ export class HardenedStdioTransport implements Transport {
       this.handleInvalid(value, slot);
       return false;
     }
-    let message = parsed.data;
-    const first = this.firstMessage && !slot;
-    this.firstMessage = false;
-    if (first && this.early && 'method' in message && message.method === 'initialize' && 'id' in message && message.id === this.early.id) {
-      this.earlyAlias = `notesapp-early-initialize-${process.pid}-${process.hrtime.bigint()}`;
-      message = { ...message, id: this.earlyAlias };
-    }
+    const message = parsed.data;
     if ('method' in message && 'id' in message) {
       if (slot && message.method === 'initialize') {
         this.noteInvalid('initialize in a batch');
@@ -581,29 +548,8 @@ export class HardenedStdioTransport implements Transport {
     this.flushBatch(slot.batch);
   }
 
-  /**
-   * The server's answer to the initialize the loader answered already (given the SDK by earlyAlias): not written (a
-   * request gets one answer), compared, with the client's id, with the one written.
-   */
-  private settleEarly(message: JSONRPCMessage): void {
-    const early = this.early;
-    if (!early) return;
-    this.early = undefined;
-    this.earlyAlias = undefined;
-    this.initializeTold = true;
-    const parts = encodeParts({ ...message, id: early.id } as JSONRPCMessage);
-    const same = Buffer.concat(parts).equals(early.line);
-    if (same) this.options.log('debug', 'initialize was answered by the loader as the server started (the same answer)', { id: early.id });
-    else this.options.log('error', `the loader answered initialize as the server started, but not as the server does: ${Buffer.concat(parts).toString().trim()}; its answer is kept for the next start`, { id: early.id });
-    this.options.onInitializeAnswer?.('result' in message ? message.result : undefined, same ? 'same' : 'different');
-  }
-
   /** The error reply `response` to a message: written, or put in its batch's reply. */
   private reply(response: JSONRPCMessage, slot?: BatchSlot): void {
-    if (!slot && this.earlyAlias !== undefined && 'id' in response && response.id === this.earlyAlias) {
-      this.settleEarly(response);
-      return;
-    }
     if (!slot) {
       void this.write(response);
       return;
@@ -731,9 +677,7 @@ export class HardenedStdioTransport implements Transport {
     let outcome = 'ok';
     if ('error' in response) outcome = `error ${response.error.code}`;
     else if ('result' in response && isPlainObject(response.result) && response.result.isError === true) outcome = 'tool error';
-    // The initialize the loader answered is logged by the id its client gave it.
-    const shown = id === this.earlyAlias && this.early ? this.early.id : id;
-    this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id: shown });
+    this.options.log(outcome === 'ok' ? 'info' : 'warn', `${name} ${outcome} in ${durationMs} ms`, { id });
     this.options.onAnswered?.(entry.method);
   }
 

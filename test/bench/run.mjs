@@ -185,8 +185,6 @@ async function benchStartup() {
   if (!snapshot.ok) throw new Error(`no start-up snapshot: ${snapshot.reason}`);
   const subjects = [
     { name: 'notesapp (dist/server.js)', cmd: process.execPath, args: ours, env: clientEnv(), toolsList: true },
-    // The same start with initialize answered by the server's bundle, not by the loader (see server/early-initialize.ts).
-    { name: 'notesapp, answered by the bundle', cmd: process.execPath, args: ours, env: clientEnv({ NOTESAPP_EARLY_INITIALIZE: 'off' }), toolsList: true },
     { name: 'notesapp, start-up snapshot', cmd: process.execPath, args: ['--snapshot-blob', snapshot.blob, ...ours], env: clientEnv(), toolsList: true },
     { name: 'notesapp, large workspace', cmd: process.execPath, args: [serverJs, '--workspace', large.dir, '--config', configPath], env: clientEnv(), toolsList: true },
     // A first start ever, before the V8 code cache exists (or with it turned off).
@@ -235,15 +233,11 @@ async function benchStartup() {
     clientEnvironment: Object.keys(clientEnv()).sort(),
     wholeEnvironmentSets: slowing,
   };
-  // Answered by the loader from the answer kept at the last start (see server/early-initialize.ts); the next row is
-  // the bundle's own answer, as every start gave it before.
   row('startup', 'spawn → initialize', med['notesapp (dist/server.js)'], med['server-filesystem'], 'server-filesystem', '< 150 ms');
-  row('startup', 'spawn → initialize, answered by the server (NOTESAPP_EARLY_INITIALIZE=off)', med['notesapp, answered by the bundle'], med['server-filesystem'], 'server-filesystem', '');
   // How the extension starts it on a runtime that made a snapshot (a Node binary; see src/core/startup-snapshot.ts).
   row('startup', 'spawn → initialize, from the start-up snapshot', med['notesapp, start-up snapshot'], med['server-filesystem'], 'server-filesystem', '< 150 ms');
   // What a client waits for before it can call anything: initialize, initialized, then tools/list.
   row('startup', 'spawn → first tools/list response', listMed['notesapp (dist/server.js)'], listMed['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
-  row('startup', 'spawn → first tools/list response, initialize answered by the server', listMed['notesapp, answered by the bundle'], listMed['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
   row('startup', 'spawn → first tools/list response, from the start-up snapshot', listMed['notesapp, start-up snapshot'], listMed['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
   row(
     'startup',
@@ -258,15 +252,12 @@ async function benchStartup() {
   // What any server made with the SDK pays before its own code runs: McpServer with one tool, unbundled.
   row('startup', 'spawn → initialize, against a minimal MCP server made with the SDK', med['notesapp (dist/server.js)'], med['minimal SDK server'], 'minimal SDK server (one tool, unbundled)', '');
   row('startup', 'floor: node answering from an empty script', med['node, empty script (floor)'], med['server-filesystem'], 'server-filesystem', '');
-  // The bundle's answer: up to the loader's, the bundle has not run yet.
-  const ourFaults = faultMed['notesapp, answered by the bundle'];
-  const earlyFaults = faultMed['notesapp (dist/server.js)'];
+  const ourFaults = faultMed['notesapp (dist/server.js)'];
   const floorFaults = faultMed['node, empty script (floor)'];
   if (ourFaults !== undefined && floorFaults !== undefined) {
     const over = ourFaults - floorFaults;
     const cost = Number.isFinite(results.machine.pageFaultUs) ? `, about ${((over * results.machine.pageFaultUs) / 1000).toFixed(1)} ms at this machine's page fault time` : '';
-    const early = earlyFaults === undefined ? '' : `; ${earlyFaults} up to the loader's answer`;
-    rows.push({ section: 'startup', what: `page faults up to the initialize answer: ${ourFaults} (dist/server.js, answered by the server), ${floorFaults} (node answering from an empty script); ${over} more${cost}${early}` });
+    rows.push({ section: 'startup', what: `page faults up to the initialize answer: ${ourFaults} (dist/server.js), ${floorFaults} (node answering from an empty script); ${over} more${cost}` });
   }
   row('startup', `spawn → initialize, started with ${whole}`, med['notesapp, whole environment'], med['node, empty script (floor), whole environment'], 'node answering from an empty script, same environment', '');
 }
