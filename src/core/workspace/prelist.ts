@@ -319,8 +319,8 @@ export interface PrelistedFiles {
  * `\\uXXXX` escapes when they are at most one in 32 of the characters, as search answers write them (see
  * matchEncoder in encoded-matches.ts): a JavaScript client then decodes the whole reply into a string of one byte a
  * character, which it decodes and parses sooner (a 2.4 MB listing of 50 000 paths, one in 50 with a typographic
- * apostrophe: 37.7 ms instead of 43.3 ms in fresh Node processes, medians of 20). Where they are more common (names in Cyrillic, CJK,
- * Greek) they are written as they are.
+ * apostrophe: 37.7 ms instead of 43.3 ms in fresh Node processes, medians of 20). Where they are more common (names
+ * in Cyrillic, CJK, Greek) they are written as they are.
  *
  * Self-contained: a worker runs its source.
  */
