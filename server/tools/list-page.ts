@@ -109,8 +109,8 @@ export function listAnswer(sorted: readonly string[], options: { cursor?: string
       const truncated = end < sorted.length;
       // The cursor (the page's last path, which the body holds) with its characters beyond Latin-1 escaped, as the
       // body's are where they are rare: where they are not, the reply holds others as they are anyway.
-      const last = sorted[end - 1].replace(/[\u0100-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-      const cursor = truncated ? `,\\"nextCursor\\":\\"${last}\\"` : '';
+      const escapedLast = () => sorted[end - 1].replace(/[\u0100-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const cursor = truncated ? `,\\"nextCursor\\":\\"${escapedLast()}\\"` : '';
       const head = Buffer.from('{\\"files\\":[\\"');
       const tail = Buffer.from(`\\"],\\"count\\":${end - start},\\"total\\":${sorted.length},\\"truncated\\":${truncated}${cursor}}`);
       let bytes = head.length + tail.length;
