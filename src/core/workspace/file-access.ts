@@ -11,7 +11,7 @@ import { isTempFileName, tempFileName } from './temp-files';
 
 const READ_FLAGS = readNoWaitFlags(fsConstants);
 
-function notAFile(relative: string, stat: Stats, use: 'read' | 'written' = 'read'): NotesError {
+function notAFile(relative: string, stat: Stats, use: 'read' | 'written' | 'deleted' = 'read'): NotesError {
   return stat.isDirectory()
     ? new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder, not a file.`, { path: relative })
     : new NotesError('NOT_A_FILE', `"${relative}" is not a regular file (a named pipe, socket or device); only files can be ${use}.`, { path: relative });
@@ -626,9 +626,7 @@ export class FileAccess {
     const { relative, real } = guarded;
     // A request stopped while it waited for another write to the file makes no folders either.
     opts.stop();
-    const bytes = this.checkWritable(relative, content);
-    const leads = this.guard.toRelative(real);
-    if (leads !== relative) this.checkWritable(leads, content);
+    // What is there first: a folder (whatever its name) is refused as a folder, not as a file type.
     let kept: Kept | undefined;
     try {
       const stat = await fs.stat(real);
@@ -638,6 +636,9 @@ export class FileAccess {
       if (err instanceof NotesError) throw err;
       if (errnoCode(err) !== 'ENOENT') mapFsError(err, relative);
     }
+    const bytes = this.checkWritable(relative, content);
+    const leads = this.guard.toRelative(real);
+    if (leads !== relative) this.checkWritable(leads, content);
     const existed = kept !== undefined;
     // Renaming over a file needs only the folder to be writable: a read-only note, or another user's, would be
     // replaced. Its own permission decides, as for an editor writing the file itself.
@@ -687,6 +688,9 @@ export class FileAccess {
       if (stat.isDirectory()) {
         throw new NotesError('NOT_A_FILE', `"${relative || '.'}" is a folder; delete_file removes files only.`, { path: relative });
       }
+      // A named pipe, socket or device is no note to delete, as it is none to read or write. (A symbolic link is
+      // removed itself, whatever it leads to.)
+      if (!stat.isFile() && !stat.isSymbolicLink()) throw notAFile(relative, stat, 'deleted');
       // Removing a name needs only its folder to be writable; a note the server may not write (read-only, or another
       // user's) is no more its to delete than to replace (see writeTo). A link's own permissions mean nothing.
       if (stat.isFile()) await this.checkOwnWritePermission(entry, relative);

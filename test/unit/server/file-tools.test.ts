@@ -2,6 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { answerOf, call, callError, callOk, startServer, textOf, type Harness } from './harness';
@@ -75,11 +76,33 @@ describe('MCP file tools', () => {
           const args = tool === 'update_note_metadata' ? { path: 'pipe.md', metadata: { a: 1 } } : { path: 'pipe.md', content: 'x' };
           assert.match(await callError(h.client, tool, args), /^"pipe.md" is not a regular file \(a named pipe, socket or device\); only files can be (read|written)\.$/, tool);
         }
+        // Nor one to delete: it stays.
+        assert.equal(await callError(h.client, 'delete_file', { path: 'pipe.md' }), '"pipe.md" is not a regular file (a named pipe, socket or device); only files can be deleted.');
         assert.ok(fs.lstatSync(path.join(h.workspace, 'pipe.md')).isFIFO());
       } finally {
         fs.rmSync(path.join(h.workspace, 'pipe.md'));
       }
     }
+  });
+
+  it('delete_file refuses a socket as what it is, and removes a symbolic link itself, not what it leads to', async function () {
+    if (process.platform === 'win32') this.skip(); // no UNIX sockets among files on Windows
+    const socketPath = path.join(h.workspace, 'sock.md');
+    const listener = net.createServer();
+    await new Promise<void>((resolve) => listener.listen(socketPath, resolve));
+    try {
+      assert.equal(await callError(h.client, 'delete_file', { path: 'sock.md' }), '"sock.md" is not a regular file (a named pipe, socket or device); only files can be deleted.');
+      assert.ok(fs.lstatSync(socketPath).isSocket());
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+      fs.rmSync(socketPath, { force: true });
+    }
+    // A link is the entry itself: it goes, and what it leads to stays.
+    fs.symlinkSync('ideas.md', path.join(h.workspace, 'link-to-ideas.md'));
+    const result = await callOk<{ deleted: string }>(h.client, 'delete_file', { path: 'link-to-ideas.md' });
+    assert.equal(result.deleted, 'link-to-ideas.md');
+    assert.ok(!fs.existsSync(path.join(h.workspace, 'link-to-ideas.md')));
+    assert.ok(fs.existsSync(path.join(h.workspace, 'ideas.md')), 'the file the link led to stays');
   });
 
   it('refuses a file path ending in a separator, for every file tool, and changes nothing', async () => {
@@ -175,6 +198,19 @@ describe('MCP file tools', () => {
     assert.match(await callError(h.client, 'delete_file', { path: 'journal' }), /is a folder; delete_file removes files only/);
     assert.ok(fs.existsSync(path.join(h.workspace, 'journal/2024-03-02.md')));
     assert.match(await callError(h.client, 'delete_file', { path: 'gone.md' }), /File not found/);
+  });
+
+  it('write_file and create_file refuse a folder as a folder, whatever its name, and leave it as it was', async () => {
+    for (const tool of ['write_file', 'create_file']) {
+      // `journal` has no extension a note could have: the folder is what is refused, not the file type.
+      for (const folder of ['journal', 'projects']) {
+        assert.equal(await callError(h.client, tool, { path: folder, content: 'x' }), `"${folder}" is a folder, not a file.`, `${tool} ${folder}`);
+      }
+    }
+    assert.ok(fs.statSync(path.join(h.workspace, 'journal')).isDirectory());
+    assert.ok(fs.existsSync(path.join(h.workspace, 'journal/2024-03-02.md')));
+    // A file that does not exist is still refused for its type.
+    assert.match(await callError(h.client, 'write_file', { path: 'new-journal', content: 'x' }), /^"new-journal" is not a text or note file type/);
   });
 
   it('writes through a symbolic link inside the workspace: the note it leads to changes and the link stays', async () => {
