@@ -28,9 +28,14 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
   return block[1] + fill(front) + block[3] + fill(template.slice(block[0].length));
 }
 
-/** A title on one line, as a heading and the template's `{title}` show it: runs of whitespace become one space. */
+/**
+ * A title on one line, as a heading and the template's `{title}` show it: runs of whitespace and control characters
+ * (the ones the file name turns into `-`) become one space. A NUL kept in the note would make it a binary file, which
+ * read_file and the note tools refuse.
+ */
 export function oneLineTitle(title: string): string {
-  return title.replace(/\s+/g, ' ').trim();
+  // eslint-disable-next-line no-control-regex -- control characters are what is replaced
+  return title.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
 }
 
 /**

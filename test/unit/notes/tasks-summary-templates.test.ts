@@ -127,6 +127,8 @@ describe('notes/templates', () => {
     // Part of a value is filled as it is: the template's author quotes it.
     assert.equal(renderTemplate('---\nlabel: "Note {title}"\n---\n', { title: 'Re: x', now }), '---\nlabel: "Note Re: x"\n---\n');
     assert.equal(oneLineTitle('  a\n b\tc  '), 'a b c');
+    // Control characters too, as the file name turns them into `-`: a NUL would make the note a binary file.
+    assert.equal(oneLineTitle('a\u0000b\u0007 \u001fc\u007f'), 'a b c');
   });
 
   it('makes titles into file names valid on Windows, macOS and Linux', () => {

@@ -178,10 +178,12 @@ describe('note titles', () => {
   it('create_note fills {title} with the title on one line, quoted where the template makes it a YAML value; a numeric frontmatter title is the title', async () => {
     const h = await startServer({ config: { files: { defaultNewFileTemplate: '---\ntitle: {title}\n---\n# {title}\n' } } });
     try {
-      for (const title of ['Re: budget', '#1 priority', 'a\nb']) {
+      // A NUL in the note would make it a binary file, which get_note_metadata and read_file refuse.
+      for (const title of ['Re: budget', '#1 priority', 'a\nb', 'c\u0000d']) {
         const created = await callOk<{ path: string; title: string }>(h.client, 'create_note', { title });
         const meta = await callOk<{ title: string; frontmatter: Record<string, unknown>; frontmatterError?: string }>(h.client, 'get_note_metadata', { path: created.path });
-        const oneLine = title.replace(/\n/g, ' ');
+        // eslint-disable-next-line no-control-regex -- the NUL is what is replaced
+        const oneLine = title.replace(/[\n\u0000]/g, ' ');
         assert.equal(meta.frontmatterError, undefined, title);
         assert.equal(meta.frontmatter.title, oneLine, title);
         assert.equal(meta.title, oneLine, title);
