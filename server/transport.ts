@@ -850,8 +850,16 @@ function requestIssue(value: unknown): string | undefined {
   }
   const where = issue.path.map(String).join('.') || '(root)';
   if (issue.code === 'invalid_union') {
-    const expected = [...new Set(issue.errors.flat().map((e) => (e.code === 'invalid_type' ? e.expected : undefined)))];
-    if (expected.length > 0 && expected.every((e) => e !== undefined)) return `${where} must be a ${expected.join(' or a ')}`;
+    // MCP's progress token is a string or an integer: zod names the integer only for a number that is not one, and
+    // the number alone for any other value.
+    const expected = issue.path.at(-1) === 'progressToken' ? ['string', 'int'] : [...new Set(issue.errors.flat().map((e) => (e.code === 'invalid_type' ? e.expected : undefined)))];
+    if (expected.length > 0 && expected.every((e) => e !== undefined)) return `${where} must be ${expected.map(typeName).join(' or ')}`;
   }
   return `${where}: ${issue.message}`;
+}
+
+/** A zod type name as a message says it: `a string`, `an integer`, `an object`. */
+function typeName(type: string): string {
+  if (type === 'int') return 'an integer';
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }

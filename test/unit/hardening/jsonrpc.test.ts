@@ -89,7 +89,10 @@ describe('JSON-RPC robustness over real stdio', function () {
       // What else the request schema refuses is named, not "not a valid JSON-RPC 2.0 request".
       [{ jsonrpc: '2.0', id: 6, method: 'ping', extra: 1 }, 6, /the member "extra"; a request holds only jsonrpc, id, method and params/],
       [{ jsonrpc: '2.0', id: 7, method: 'ping', params: { _meta: null } }, 7, /params\._meta: Invalid input: expected object, received null/],
-      [{ jsonrpc: '2.0', id: 8, method: 'ping', params: { _meta: { progressToken: {} } } }, 8, /params\._meta\.progressToken must be a string or a number/],
+      [{ jsonrpc: '2.0', id: 8, method: 'ping', params: { _meta: { progressToken: {} } } }, 8, /params\._meta\.progressToken must be a string or an integer\.?$/],
+      // A number that is no integer is refused with the same words (zod names only the integer type then).
+      [{ jsonrpc: '2.0', id: 9, method: 'ping', params: { _meta: { progressToken: 1.5 } } }, 9, /params\._meta\.progressToken must be a string or an integer\.?$/],
+      [{ jsonrpc: '2.0', id: 10, method: 'ping', params: { _meta: { progressToken: null } } }, 10, /params\._meta\.progressToken must be a string or an integer\.?$/],
     ];
     for (const [value] of cases) server.send(value);
     // An integer too large to read exactly: echoing it would name another request, so the reply has id null.
