@@ -52,6 +52,11 @@ export function resolveLexically(
   if (input.includes('\0')) {
     throw new NotesError('ACCESS_DENIED', 'Access denied: the path contains a NUL byte.', { path: input });
   }
+  // A lone surrogate has no UTF-8 form: the file system would be given U+FFFD in its place, a name other than the
+  // one the answer would report.
+  if (/\p{Cs}/u.test(input)) {
+    throw new NotesError('ACCESS_DENIED', 'Access denied: the path is not valid Unicode (it holds a lone surrogate, half of a character such as an emoji, which no file name can hold).', { path: input });
+  }
   const windows = p.sep === '\\';
   // Models write Windows separators on any platform; a backslash in a note's name is not worth the ambiguity.
   const text = windows ? input.replace(/\//g, '\\') : input.replace(/\\/g, '/');

@@ -75,6 +75,9 @@ describe('workspace confinement through the file and note tools over real stdio'
     [`${root}_evil/new.md`, /outside the workspace/],
     ['/etc/hostname', /outside the workspace/],
     ['note.md\0../../allowed_evil/secret.md', /NUL byte/],
+    // Written, it would be a file named with U+FFFD instead, which the answer would not name.
+    ['lone\ud800.md', /^Access denied: the path is not valid Unicode \(it holds a lone surrogate/],
+    ['sub/\ude00/new.md', /^Access denied: the path is not valid Unicode \(it holds a lone surrogate/],
     ['out/secret.md', /symbolic link/],
     ['out/new.md', /symbolic link/],
     ['link.md', /symbolic link/],
