@@ -183,6 +183,9 @@ function compileNew(q: SearchQuery): CompiledQuery {
     const word = !q.wholeWord ? '' : flags.includes('u') ? WORD_CHARACTER : legacyWordCharacter();
     const source = q.wholeWord ? `(?<!${word})(?:${pattern})(?!${word})` : pattern;
     try {
+      // The query alone first: wrapped for whole words, a broken one would be read with the wrapper's text (`[` would
+      // take it into a class, `a)|(b` would close its group and leave `b` unguarded).
+      if (source !== pattern) new RegExp(pattern, flags);
       new RegExp(source, flags);
       const required = requiredTexts(q.query, q.regex, source, flags);
       return { source, flags, wholeText, ...(required ? { required } : {}), ...(q.maxChars === undefined ? {} : { maxChars: q.maxChars }) };
@@ -191,8 +194,8 @@ function compileNew(q: SearchQuery): CompiledQuery {
       // V8 quotes the whole expression (`Invalid regular expression: /…/i: Unterminated group`): the query is quoted
       // once, clipped, and the reason follows.
       const message = (err as Error).message;
-      const echo = `Invalid regular expression: /${source}/${flags}: `;
-      const reason = message.startsWith(echo) ? message.slice(echo.length) : message.replace(/^Invalid regular expression: /, '');
+      const echo = [pattern, source].map((p) => `Invalid regular expression: /${p}/${flags}: `).find((e) => message.startsWith(e));
+      const reason = echo ? message.slice(echo.length) : message.replace(/^Invalid regular expression: /, '');
       throw new NotesError('INVALID_ARGUMENT', `Invalid regular expression "${quoted(q.query)}": ${reason}`);
     }
   }

@@ -64,6 +64,10 @@ describe('workspace search core', () => {
   it('compiles queries: literal text escaped, invalid regex and empty query refused', () => {
     assert.equal(new RegExp(compileQuery({ ...base, query: 'a+b (c)' }).source).test('a+b (c)'), true);
     assert.throws(() => compileQuery({ ...base, query: '[', regex: true }), /Invalid regular expression "\["/);
+    // The same with whole words on: the wrapper must not complete a broken pattern, nor be closed by one.
+    assert.throws(() => compileQuery({ ...base, query: '[', regex: true, wholeWord: true }), /Invalid regular expression "\[": Unterminated character class$/);
+    assert.throws(() => compileQuery({ ...base, query: 'foo)|(b', regex: true, wholeWord: true }), /Invalid regular expression "foo\)\|\(b": Unmatched '\)'$/);
+    assert.throws(() => compileQuery({ ...base, query: 'x)|(?:b', regex: true, wholeWord: true }), /Invalid regular expression "x\)\|\(\?:b": Unmatched '\)'$/);
     assert.throws(() => compileQuery({ ...base, query: '' }), /empty/);
     // A pattern valid only outside Unicode mode still works.
     assert.equal(compileQuery({ ...base, query: '\\-', regex: true }).flags, 'i');
