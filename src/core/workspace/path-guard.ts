@@ -2,7 +2,7 @@
 import fs from 'node:fs/promises';
 import { realpath as realpathCallback, stat as statCallback, type Stats } from 'node:fs';
 import path from 'node:path';
-import { NotesError } from '../errors';
+import { NotesError, quotedText } from '../errors';
 
 export interface GuardedPath {
   /** Absolute path on disk, inside the workspace's real path. */
@@ -96,15 +96,23 @@ const PATH_MAX = process.platform === 'linux' ? 4096 : process.platform === 'dar
 export function tooLongError(relative: string): NotesError {
   return new NotesError(
     'INVALID_ARGUMENT',
-    `"${relative}" is too long for the file system: each file or folder name may have at most 255 bytes, and the whole path no more than the system allows.`,
+    `"${quotedPath(relative)}" is too long for the file system: each file or folder name may have at most 255 bytes, and the whole path no more than the system allows.`,
     { path: relative },
   );
+}
+
+/**
+ * A path as these messages quote it: whole up to 32 768 characters (longer than any path a file system opens, the
+ * long paths of Windows included), else its start: a path of megabytes is not repeated back.
+ */
+function quotedPath(input: string): string {
+  return quotedText(input, 32_768);
 }
 
 function outside(input: string, root: string, why?: string): NotesError {
   return new NotesError(
     'ACCESS_DENIED',
-    `Access denied: "${input}" is outside the workspace${why ? ` (${why})` : ''}. Only files inside ${root} can be used.`,
+    `Access denied: "${quotedPath(input)}" is outside the workspace${why ? ` (${why})` : ''}. Only files inside ${root} can be used.`,
     { path: input },
   );
 }

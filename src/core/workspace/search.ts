@@ -1,5 +1,5 @@
 // Full-text search over the workspace: one matching engine (in the text worker) fed from the index or the disk.
-import { NotesError } from '../errors';
+import { NotesError, quotedText } from '../errors';
 import { isAllowedTextFile, TEXT_FILE_EXTENSIONS } from './file-types';
 import { compileGlobs } from './listing';
 import { decodeMatches, matchCount, type EncodedMatches, type SearchResultItem } from './encoded-matches';
@@ -148,9 +148,7 @@ export const MAX_QUERY_LENGTH = 10_000;
 
 /** The query as an error message quotes it: its first 200 characters, between whole characters. */
 function quoted(query: string): string {
-  if (query.length <= 200) return query;
-  const end = (query.charCodeAt(199) & 0xfc00) === 0xd800 ? 199 : 200;
-  return `${query.slice(0, end)}…`;
+  return quotedText(query, 200);
 }
 
 /** Queries compiled already: a search compiles its query in several places (the parse for required text included). */

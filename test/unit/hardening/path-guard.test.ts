@@ -216,6 +216,21 @@ describe('PathGuard', () => {
     it('rejects a path too long for the file system with a clear error', async () => {
       await rejects(guard, `${'a'.repeat(300)}/x.md`, /too long/);
     });
+
+    it('quotes a path of megabytes by its first 32 768 characters only, inside the workspace or outside', async () => {
+      const huge = `${'b'.repeat(1_000_000)}.md`;
+      for (const input of [huge, `../${huge}`]) {
+        await assert.rejects(guard.resolve(input), (err: unknown) => {
+          assert.ok(isNotesError(err));
+          assert.match(err.message, input === huge ? /^"b{32768}…" is too long for the file system/ : /^Access denied: "\.\.\/b{32765}…" is outside the workspace/);
+          assert.ok(err.message.length < 33_000, `${err.message.length} characters`);
+          return true;
+        });
+      }
+      // A path over what the file system takes, but of a length a path can have, is quoted whole.
+      const long = Array.from({ length: 30 }, () => 'c'.repeat(250)).join('/');
+      await rejects(guard, long, new RegExp(`^"${long}" is too long`));
+    });
   });
 });
 
