@@ -1,5 +1,5 @@
 // config.json is JSON with comments (like VS Code's own settings files): parsing, and edits that keep the rest.
-import { applyEdits, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js';
+import { applyEdits, createScanner, modify, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 
 /** `recovered`: what a tolerant reading of a file with errors still finds (a missing comma loses nothing). */
 export type JsoncParse = { ok: true; value: unknown } | { ok: false; error: string; recovered?: unknown };
@@ -40,6 +40,72 @@ export function parseJsonc(text: string): JsoncParse {
   const first = errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
   return { ok: false, error: `${printParseErrorCode(first.error)} at ${position(text, first.offset)}${more}`, recovered: tree && convert()?.value };
+}
+
+// jsonc-parser's SyntaxKind numbers (a `const enum` in its types, which isolated modules cannot read).
+const TOKEN = { openBrace: 1, closeBrace: 2, openBracket: 3, closeBracket: 4, comma: 5, colon: 6, null: 7, true: 8, false: 9, string: 10, number: 11, eof: 17 } as const;
+
+/**
+ * What a token-by-token reading of a text with syntax errors finds, where the parser's own recovery stops at the
+ * first closing of the root (a stray `}` ends the file for it, and with it every key after): each `"key": value`
+ * is set in the object it is written in, a closing bracket with nothing open to close is passed over (what follows
+ * goes on in the root object), and tokens that fit nowhere are skipped. Not the file's value: only a reading of what
+ * it says, for deciding what it turns off. Undefined when the text holds no object at all.
+ */
+export function readLeniently(text: string): Record<string, unknown> | undefined {
+  type Frame = { value: Record<string, unknown> | unknown[]; key?: string };
+  const scanner = createScanner(text, true);
+  const stack: Frame[] = [];
+  let root: Record<string, unknown> | undefined;
+  const set = (frame: Frame | undefined, value: unknown) => {
+    if (!frame) return;
+    if (Array.isArray(frame.value)) frame.value.push(value);
+    else if (frame.key !== undefined) Object.defineProperty(frame.value, frame.key, { value, enumerable: true, writable: true, configurable: true });
+    frame.key = undefined;
+  };
+  for (let token = scanner.scan() as number; token !== TOKEN.eof; token = scanner.scan() as number) {
+    const top = stack[stack.length - 1];
+    switch (token) {
+      case TOKEN.openBrace:
+      case TOKEN.openBracket: {
+        const value = token === TOKEN.openBrace ? {} : [];
+        if (!root) {
+          if (Array.isArray(value)) continue;
+          root = value as Record<string, unknown>;
+        } else set(top, value);
+        stack.push({ value });
+        break;
+      }
+      case TOKEN.closeBrace:
+      case TOKEN.closeBracket:
+        if (stack.length > 1) stack.pop();
+        break;
+      case TOKEN.comma:
+        if (top) top.key = undefined;
+        break;
+      case TOKEN.string: {
+        const text = scanner.getTokenValue();
+        if (top && !Array.isArray(top.value) && top.key === undefined) {
+          // A key when a colon follows; a value with no key is passed over.
+          const at = scanner.getPosition();
+          if ((scanner.scan() as number) === TOKEN.colon) top.key = text;
+          else scanner.setPosition(at);
+        } else set(top, text);
+        break;
+      }
+      case TOKEN.number:
+        set(top, Number(scanner.getTokenValue()));
+        break;
+      case TOKEN.true:
+      case TOKEN.false:
+      case TOKEN.null:
+        set(top, token === TOKEN.null ? null : token === TOKEN.true);
+        break;
+      default:
+        break;
+    }
+  }
+  return root;
 }
 
 /**

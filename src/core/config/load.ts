@@ -1,7 +1,7 @@
 // Reads config.json without side effects: parse, migrate in memory, validate, fall back to defaults.
 import fs from 'node:fs';
 import { readNoWaitFlags } from '../read-flags';
-import { holdsNoValue, parseJsonc } from './jsonc';
+import { holdsNoValue, parseJsonc, readLeniently } from './jsonc';
 import { migrateConfig } from './migrations';
 import { defaultConfig, type NotesConfig } from './schema';
 import { validateConfig } from './validate';
@@ -78,7 +78,7 @@ function interpret(bytes: Buffer): ConfigFileLoad {
   if (!parsed.ok && holdsNoValue(text)) return empty;
   if (!parsed.ok) {
     const config = defaultConfig();
-    const kept = keepSwitchesOff(config, parsed.recovered);
+    const kept = keepSwitchesOff(config, [parsed.recovered, readLeniently(text)]);
     const problem = `not valid JSON: ${parsed.error} (defaults used${kept.length ? `, but what the file turns off stays off: ${kept.join(', ')}` : ''})`;
     return { config, migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [], ...encoding, problems: [...encoding.problems, problem] };
   }
@@ -124,18 +124,23 @@ const LIMITING_SWITCHES = [
 
 /**
  * A syntax error (a comma missing while the file is being edited) gives the defaults, but must not turn back on a
- * tool or the server the file turns off: each limiting switch that reads `false` in what can still be read of the
- * file (`recovered`, migrated and validated as a whole file would be) stays `false`. Returns the dotted keys kept.
+ * tool or the server the file turns off: each limiting switch that reads `false` in any reading of what the file
+ * still says (the parser's recovery, which ends at a stray `}`, and the token-by-token one that goes on past it;
+ * each migrated and validated as a whole file would be) stays `false`. Returns the dotted keys kept.
  */
-function keepSwitchesOff(config: NotesConfig, recovered: unknown): string[] {
-  if (recovered === undefined) return [];
-  let readable: NotesConfig;
-  try {
-    readable = validateConfig(migrateConfig(recovered).value).config;
-  } catch {
-    return [];
+function keepSwitchesOff(config: NotesConfig, readings: unknown[]): string[] {
+  const kept: string[] = [];
+  for (const reading of readings) {
+    if (reading === undefined) continue;
+    let readable: NotesConfig;
+    try {
+      readable = validateConfig(migrateConfig(reading).value).config;
+    } catch {
+      continue;
+    }
+    kept.push(...switchOffAsIn(config, readable));
   }
-  return switchOffAsIn(config, readable);
+  return kept;
 }
 
 /**

@@ -54,6 +54,29 @@ describe('config recovery from an invalid file', () => {
     assert.equal(legacy.config.theme, defaultConfig().theme);
   });
 
+  it('bad JSON: a stray } before the switches does not turn the server or a tool category back on', () => {
+    // The parser's own recovery ends the file at the stray brace; the keys after it are still what the user wrote.
+    fs.writeFileSync(tmp.file, '{ "version": "1.1.0", "editor": { "fontSize": 12 }}, "integrations": { "mcp": { "enabled": false } } }');
+    const load = loadConfigFile(tmp.file);
+    assert.equal(load.config.integrations.mcp.enabled, false);
+    assert.equal(load.config.editor.fontSize, defaultConfig().editor.fontSize, 'everything else is the defaults');
+    assert.match(load.problems[0], /^not valid JSON: EndOfFileExpected .*stays off: integrations\.mcp\.enabled\)$/);
+
+    // Two strays, a tool category deeper in, an array before it, comments, and a switch set back to true later on.
+    fs.writeFileSync(
+      tmp.file,
+      '{ "plugins": { "enabled": ["a", "b"] } } } // done\n, "integrations": { "mcp": { "tools": { "fileOperations": false, "search": false, "search": true } } }',
+    );
+    const deeper = loadConfigFile(tmp.file);
+    assert.equal(deeper.config.integrations.mcp.tools.fileOperations, false);
+    assert.equal(deeper.config.integrations.mcp.tools.search, true, 'the last value of a key is what the file says');
+    assert.equal(deeper.config.integrations.mcp.enabled, true);
+
+    // A `false` with the same name elsewhere (a plugin's setting) turns nothing off.
+    fs.writeFileSync(tmp.file, '{ "plugins": { "settings": { "p": { "enabled": false, "editor": false } } } }, "theme": "dark" }');
+    assert.deepEqual(loadConfigFile(tmp.file).config, defaultConfig());
+  });
+
   it('a file nested thousands deep gives the defaults and says why, instead of failing', () => {
     for (const text of [`{"a": ${'['.repeat(50_000)}`, `{"a": ${'['.repeat(50_000)}${']'.repeat(50_000)}}`]) {
       fs.writeFileSync(tmp.file, text);
