@@ -48,15 +48,6 @@ export type ConfigListener = (newConfig: NotesConfig, oldConfig: NotesConfig, re
 /** How often a watched config file's status is checked, besides the watch of its folder. */
 const CONFIG_POLL_MS = 1000;
 
-/** Where `file` really is (its links followed), or `file` itself when it or a folder on its way does not exist. */
-function realTarget(file: string): string {
-  try {
-    return fs.realpathSync(file);
-  } catch {
-    return file;
-  }
-}
-
 const silent: ConfigLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export function serializeConfig(config: unknown): string {
@@ -315,14 +306,31 @@ export class ConfigStore {
     // file, because atomic writes replace the file, which ends a file watch. And the file's status, polled every
     // CONFIG_POLL_MS, which nothing ends: it sees a file behind a link whose target moves, a folder deleted and made
     // again (which ends the folder watch), and a folder that does not exist yet (nothing is created for it).
+    // While the folder watch is lost (its folder moved away or deleted), or stands on the link's folder for want of
+    // the target's, it is tried again every CONFIG_POLL_MS, and the file read once it stands where the file is: a
+    // folder moved away and back within a poll leaves the file's status as it was, so the poll alone would not tell.
     let folderWatch: fs.FSWatcher | undefined;
+    let found = false;
     const watchFolder = () => {
       folderWatch?.close();
       folderWatch = undefined;
-      const target = realTarget(this.file);
+      let target = this.file;
       try {
-        folderWatch = fs.watch(path.dirname(target), (_event, name) => {
-          if (!name || name.toString() === path.basename(target) || name.toString() === path.basename(this.file)) reread();
+        target = fs.realpathSync(this.file);
+        found = true;
+      } catch {
+        // The file, or a folder on its way, does not exist (now): its own folder is watched if it can be.
+        found = false;
+      }
+      const folder = path.dirname(target);
+      try {
+        folderWatch = fs.watch(folder, (_event, name) => {
+          const entry = name?.toString();
+          if (entry === path.basename(folder)) {
+            // The watched folder itself moved or went (an entry of the same name in it only costs a read).
+            watchFolder();
+            reread();
+          } else if (!entry || entry === path.basename(target) || entry === path.basename(this.file)) reread();
         });
         folderWatch.on('error', () => {
           folderWatch?.close();
@@ -338,8 +346,21 @@ export class ConfigStore {
     };
     let warned = false;
     watchFolder();
+    const retry = setInterval(() => {
+      if (stopped || (folderWatch && found)) return;
+      // A file that simply does not exist, in a folder watched, costs one look a second; nothing is watched anew.
+      if (folderWatch && !fs.existsSync(this.file)) return;
+      watchFolder();
+      if (folderWatch && found) reread();
+    }, CONFIG_POLL_MS);
+    retry.unref();
+    // Compared with the status last reported, not with the `before` given: for a file that comes back after being
+    // gone (its folder moved away and back), that is the status from before it went, the same inode and time.
+    let last: fs.Stats | undefined;
     const onStatus = (now: fs.Stats, before: fs.Stats) => {
-      if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs || now.size !== before.size || now.nlink !== before.nlink) {
+      const was = last ?? before;
+      last = now;
+      if (now.ino !== was.ino || now.mtimeMs !== was.mtimeMs || now.size !== was.size || now.nlink !== was.nlink) {
         watchFolder();
         reread();
       }
@@ -351,6 +372,7 @@ export class ConfigStore {
     return () => {
       stopped = true;
       clearTimeout(timer);
+      clearInterval(retry);
       folderWatch?.close();
       fs.unwatchFile(this.file, onStatus);
       this.listeners.delete(entry);

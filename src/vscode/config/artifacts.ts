@@ -144,7 +144,9 @@ the settings it had, and its log says so; only a server or tool category that wh
   with \`(newConfig, oldConfig)\`; a write that leaves the configuration equal is not reported. Two watches do it: the
   folder the file really is in (a symbolic link to the file is followed, so an editor saving the target is seen),
   and the file's status checked every second, which also sees a folder deleted and made again, a link whose target
-  moves, and a file whose folder does not exist yet (nothing is created for it; the watch says so in the log).
+  moves, and a file whose folder does not exist yet (nothing is created for it; the watch says so in the log). A lost
+  folder watch is tried again every second, and the file read once it stands: a folder moved away and back, even
+  within the second, is read again.
 - **Reset** writes the defaults; the previous file is kept as \`config.json.pre-reset-<timestamp>.bak\`.
 - **A file that cannot be read** (no permission, a folder in its place, over 16 MiB): the defaults are used in memory
   (a running MCP server keeps the settings it had) and the reason is logged, once while it lasts; updates and reset are refused with \`CONFIG_INVALID\` and nothing is

@@ -383,6 +383,43 @@ describe('config store', () => {
       assert.deepEqual(themes, ['system', 'dark', 'light']);
     });
 
+    it('reads the file again when its folder is moved away and back, unchanged', async function () {
+      this.timeout(20_000);
+      await store.updateConfig({ theme: 'dark' });
+      const themes: string[] = [];
+      let wake: (() => void) | undefined;
+      const next = () => new Promise<void>((resolve) => (wake = resolve));
+      stops.push(store.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      let change = next();
+      const away = `${tmp.dir}.away`;
+      fs.renameSync(tmp.dir, away);
+      await change; // the file is gone: the defaults
+      change = next();
+      fs.renameSync(away, tmp.dir); // the same file, inode and time: only its return tells
+      await change;
+      assert.deepEqual(themes, ['system', 'dark']);
+    });
+
+    it('reads a file reached through a symbolic link again when the target folder is moved away and back', async function () {
+      this.timeout(20_000);
+      fs.mkdirSync(`${tmp.dir}/real`);
+      fs.writeFileSync(`${tmp.dir}/real/config.json`, JSON.stringify({ theme: 'light' }));
+      fs.mkdirSync(`${tmp.dir}/link`);
+      fs.symlinkSync(`${tmp.dir}/real/config.json`, `${tmp.dir}/link/config.json`);
+      const linked = new ConfigStore({ file: `${tmp.dir}/link/config.json`, debounceMs: 20 });
+      const themes: string[] = [];
+      let wake: (() => void) | undefined;
+      const next = () => new Promise<void>((resolve) => (wake = resolve));
+      stops.push(linked.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      let change = next();
+      fs.renameSync(`${tmp.dir}/real`, `${tmp.dir}/away`);
+      await change; // the link leads nowhere: the defaults
+      change = next();
+      fs.renameSync(`${tmp.dir}/away`, `${tmp.dir}/real`);
+      await change;
+      assert.deepEqual(themes, ['system', 'light']);
+    });
+
     it('logs a file that turns unreadable, once, and keeps running on the defaults', async () => {
       const logger = recordingLogger();
       const watched = new ConfigStore({ file: tmp.file, debounceMs: 20, logger });
