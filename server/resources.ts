@@ -14,6 +14,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { createHmac, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { redactConfig, redactPluginSettings } from '../src/core/config/redact';
 import type { NotesConfig } from '../src/core/config/schema';
@@ -216,12 +217,8 @@ export function registerResources(ctx: NotesContext): Disposable {
     },
     async (uri, variables, extra) => {
       const raw = Array.isArray(variables.path) ? variables.path.join('/') : String(variables.path);
-      let relative: string;
-      try {
-        relative = decodeURIComponent(raw);
-      } catch {
-        relative = raw;
-      }
+      // A listed note's `%` is written `%25`: a `%` starting no escape is a malformed URI, as for the other resources.
+      const relative = decodePart(raw, uri.href);
       try {
         const { metadata, text } = await readNoteMetadata(ctx, relative, extra.signal);
         return {
@@ -398,9 +395,32 @@ function listedOthers(config: NotesConfig): string {
   return JSON.stringify([Object.keys(config), [...new Set([...config.plugins.enabled, ...Object.keys(config.plugins.settings)])].sort()]);
 }
 
-/** A subscribed URI: `ready`, when set, settles once the subscription is in force (a note's watcher started) or refused. */
+/**
+ * A subscribed URI: `uri` as the client first spelled it (notifications name it so); `ready`, when set, settles once
+ * the subscription is in force (a note's watcher started) or refused.
+ */
 interface Subscription extends Disposable {
+  uri: string;
   ready?: Promise<void>;
+}
+
+/**
+ * The one key of every spelling of a resource URI: the scheme's case, escapes (`Garden%20Plan.md` and
+ * `Garden Plan.md`) and, for a note, `.` and `..` segments (`a/../Inbox.md`) do not make another subscription, so
+ * one unsubscribe ends what any spelling began. A malformed escape is the client's error (-32602), as in a read.
+ */
+function subscriptionKey(uri: string): string {
+  let href: string;
+  try {
+    href = new URL(uri).href;
+  } catch {
+    return uri; // refused by the request's schema before it comes here
+  }
+  if (href.startsWith(NOTE_URI_PREFIX)) return NOTE_URI_PREFIX + path.posix.normalize(decodePart(href.slice(NOTE_URI_PREFIX.length), uri));
+  if (href.startsWith(CONFIG_URI_PREFIX)) return CONFIG_URI_PREFIX + encodeURIComponent(decodePart(href.slice(CONFIG_URI_PREFIX.length), uri));
+  const plugin = PLUGIN_URI.exec(href);
+  if (plugin) return `notesapp://plugins/${encodeURIComponent(decodePart(plugin[1], uri))}`;
+  return href;
 }
 
 /** resources/subscribe on a note watches the file; the note set is watched for list_changed. */
@@ -435,7 +455,8 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       const info = subscriptions.has(WORKSPACE_INFO_URI) ? await infoNow() : undefined;
       if (server.isConnected()) {
         if (listChanged) await server.server.sendResourceListChanged();
-        if (info !== undefined && info !== infoBody && subscriptions.has(WORKSPACE_INFO_URI)) await server.server.sendResourceUpdated({ uri: WORKSPACE_INFO_URI });
+        const subscribed = subscriptions.get(WORKSPACE_INFO_URI);
+        if (info !== undefined && info !== infoBody && subscribed) await server.server.sendResourceUpdated({ uri: subscribed.uri });
       }
       if (info !== undefined && subscriptions.has(WORKSPACE_INFO_URI)) infoBody = info;
       snapshot = current;
@@ -469,9 +490,9 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
   // workspace/info are checked as for a change of the files, giving at most one list_changed and one updated.
   ctx.onConfigChanged((next, previous) => {
     if (server.isConnected()) {
-      for (const uri of subscriptions.keys()) {
-        const before = configBodyOf(uri, previous);
-        if (before !== undefined && before !== configBodyOf(uri, next)) void server.server.sendResourceUpdated({ uri });
+      for (const [key, { uri }] of subscriptions) {
+        const before = configBodyOf(key, previous);
+        if (before !== undefined && before !== configBodyOf(key, next)) void server.server.sendResourceUpdated({ uri });
       }
     }
     const othersChanged = listedOthers(previous) !== listedOthers(next);
@@ -506,18 +527,20 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
 
   server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const existing = subscriptions.get(uri);
+    const key = subscriptionKey(uri);
+    const existing = subscriptions.get(key);
     if (existing) {
       // Subscribed already, or being subscribed by a request still checking the URI: this one answers as it does.
       await existing.ready;
       return {};
     }
-    if (uri.startsWith(NOTE_URI_PREFIX)) {
+    if (key.startsWith(NOTE_URI_PREFIX)) {
       // In the map before the path is checked: a second subscribe meanwhile starts no second watcher (which no
       // unsubscribe would stop), and an unsubscribe meanwhile is not undone when the check ends.
       let watcher: Disposable | undefined;
       let unsubscribed = false;
       const entry: Subscription = {
+        uri,
         dispose: () => {
           unsubscribed = true;
           watcher?.dispose();
@@ -526,46 +549,46 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       entry.ready = (async () => {
         let absolute: string;
         try {
-          const relative = decodeURIComponent(new URL(uri).href.slice(NOTE_URI_PREFIX.length));
-          absolute = (await (await ctx.guard()).resolve(relative)).absolute;
+          absolute = (await (await ctx.guard()).resolve(key.slice(NOTE_URI_PREFIX.length))).absolute;
         } catch (err) {
           if (isNotesError(err)) throw new ProtocolError(ProtocolErrorCode.invalidParams, err.message, { uri });
           throw new ProtocolError(ProtocolErrorCode.invalidParams, `Cannot subscribe to ${uri}: ${(err as Error).message}`, { uri });
+        }
+        // A note that does not exist yet can be subscribed to (its creation is a change); a folder is no note.
+        if ((await fs.promises.stat(absolute).catch(() => undefined))?.isDirectory()) {
+          throw new ProtocolError(ProtocolErrorCode.invalidParams, `Cannot subscribe to ${uri}: "${key.slice(NOTE_URI_PREFIX.length)}" is a folder, not a note.`, { uri });
         }
         if (unsubscribed) return;
         watcher = watchFileContent(absolute, () => {
           if (server.isConnected()) void server.server.sendResourceUpdated({ uri });
         });
       })();
-      subscriptions.set(uri, entry);
+      subscriptions.set(key, entry);
       try {
         await entry.ready;
       } catch (err) {
-        if (subscriptions.get(uri) === entry) subscriptions.delete(uri);
+        if (subscriptions.get(key) === entry) subscriptions.delete(key);
         throw err;
       }
-    } else if (uri.startsWith(CONFIG_URI_PREFIX)) {
+    } else if (key.startsWith(CONFIG_URI_PREFIX)) {
       // A configuration value that does not exist is not a resource (the same answer a read of it gets).
-      const key = decodePart(uri.slice(CONFIG_URI_PREFIX.length), uri);
-      if (!lookup(redactedConfig(ctx), key).found) throw unknownConfigKey(ctx, key, uri);
-      subscriptions.set(uri, { dispose: () => undefined });
-    } else if (uri === WORKSPACE_INFO_URI) {
-      const entry: Subscription = { dispose: () => (infoBody = undefined) };
-      subscriptions.set(uri, entry);
+      const name = decodePart(key.slice(CONFIG_URI_PREFIX.length), uri);
+      if (!lookup(redactedConfig(ctx), name).found) throw unknownConfigKey(ctx, name, uri);
+      subscriptions.set(key, { uri, dispose: () => undefined });
+    } else if (key === WORKSPACE_INFO_URI) {
+      const entry: Subscription = { uri, dispose: () => (infoBody = undefined) };
+      subscriptions.set(key, entry);
       // What later reads are compared with (a check that ran meanwhile took a newer one, and told the client).
       try {
         const body = await infoNow();
-        if (subscriptions.get(uri) === entry) infoBody ??= body;
+        if (subscriptions.get(key) === entry) infoBody ??= body;
       } catch {
         // None to compare with: the next check tells the client.
       }
-    } else if (isFixedResource(uri)) {
+    } else if (isFixedResource(key)) {
       // Watched through the configuration (theme, plugins, workspace/info's settings) and the note set
-      // (workspace/info): see onConfigChanged and checkNoteSet above. A plugin name is decoded now, as a read
-      // decodes it: a malformed escape is refused here, not met at every change of the configuration.
-      const plugin = PLUGIN_URI.exec(uri);
-      if (plugin) decodePart(plugin[1], uri);
-      subscriptions.set(uri, { dispose: () => undefined });
+      // (workspace/info): see onConfigChanged and checkNoteSet above. A plugin name was decoded by subscriptionKey.
+      subscriptions.set(key, { uri, dispose: () => undefined });
     } else {
       throw new ProtocolError(
         ProtocolErrorCode.resourceNotFound,
@@ -576,8 +599,10 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
     return {};
   });
   server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-    subscriptions.get(request.params.uri)?.dispose();
-    subscriptions.delete(request.params.uri);
+    // Any spelling of a subscribed URI ends it; one with a malformed escape is refused (subscriptionKey).
+    const key = subscriptionKey(request.params.uri);
+    subscriptions.get(key)?.dispose();
+    subscriptions.delete(key);
     return {};
   });
 

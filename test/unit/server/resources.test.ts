@@ -135,6 +135,18 @@ describe('MCP resources', () => {
     await assert.rejects(h.client.subscribeResource({ uri: 'no uri at all' }), /-32602: Invalid params for resources\/subscribe: uri: "no uri at all" is not a valid URI/);
     // Subscribing is refused as reading is: a subscription that cannot be read would break every later change.
     await assert.rejects(h.client.subscribeResource({ uri: 'notesapp://plugins/%E0' }), /-32602: Invalid resource URI notesapp:\/\/plugins\/%E0: "%E0" holds a malformed percent-escape/);
+    // A note's URI too, even where a file is named so: listed, that file's "%" is written "%25".
+    fs.writeFileSync(path.join(h.workspace, '%ZZ.md'), 'named with a percent sign\n');
+    for (const uri of ['notesapp://notes/%ZZ.md', 'notesapp://notes/a%', 'notesapp://notes/%FF.md']) {
+      const raw = uri.slice('notesapp://notes/'.length);
+      const message = new RegExp(`^MCP error -32602: Invalid resource URI ${uri.replace(/[/.]/g, '\\$&')}: "${raw.replace(/\./g, '\\.')}" holds a malformed percent-escape\\.$`);
+      await rejects(h.client, uri, message, -32602);
+      const thrown = new RegExp(message.source.replace(/^\^/, ''));
+      await assert.rejects(h.client.subscribeResource({ uri }), thrown);
+      await assert.rejects(h.client.unsubscribeResource({ uri }), thrown);
+    }
+    assert.equal((await h.client.readResource({ uri: 'notesapp://notes/%25ZZ.md' })).contents[0].text, 'named with a percent sign\n');
+    fs.rmSync(path.join(h.workspace, '%ZZ.md'));
     assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents).theme, 'dark');
   });
 
@@ -322,6 +334,49 @@ describe('MCP resource subscriptions', () => {
       [],
     );
     await h.client.unsubscribeResource({ uri: marker });
+  });
+
+  it('takes every spelling of a URI for one subscription: one notification per change, and any spelling ends it', async () => {
+    const file = path.join(h.workspace, 'Garden Plan.md');
+    fs.writeFileSync(file, '# Garden\n');
+    const heard: string[] = [];
+    let onHeard: (() => void) | undefined;
+    h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+      onHeard?.();
+    });
+    const change = async (text: string) => {
+      const got = new Promise<void>((resolve) => (onHeard = resolve));
+      fs.appendFileSync(file, text);
+      await got;
+      // Files are compared every 200 ms: a second notification for this change would come within that.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    };
+    await h.client.subscribeResource({ uri: 'notesapp://notes/Garden%20Plan.md' });
+    await h.client.subscribeResource({ uri: 'notesapp://notes/Garden Plan.md' });
+    await h.client.subscribeResource({ uri: 'NOTESAPP://notes/./Garden%20Plan.md' });
+    await change('one\n');
+    assert.deepEqual(heard, ['notesapp://notes/Garden%20Plan.md'], 'one subscription, named as it was first spelled');
+
+    await h.client.unsubscribeResource({ uri: 'notesapp://notes/journal/../Garden Plan.md' });
+    const marker = 'notesapp://notes/ideas.md';
+    await h.client.subscribeResource({ uri: marker });
+    heard.length = 0;
+    fs.appendFileSync(file, 'two\n');
+    // The subscribed note changes after it, three times, each heard before the next: a watcher left on the
+    // unsubscribed note (files are compared every 200 ms) would have reported it by the third.
+    for (let i = 0; i < 3; i++) {
+      const gotMarker = new Promise<void>((resolve) => (onHeard = () => heard.at(-1) === marker && resolve()));
+      fs.appendFileSync(path.join(h.workspace, 'ideas.md'), `\nmarker ${i}\n`);
+      await gotMarker;
+    }
+    assert.deepEqual(heard, [marker, marker, marker], 'nothing for the unsubscribed note');
+    await h.client.unsubscribeResource({ uri: marker });
+  });
+
+  it('refuses a subscription to a folder as a read of it is refused', async () => {
+    await assert.rejects(h.client.subscribeResource({ uri: 'notesapp://notes/journal' }), /-32602: Cannot subscribe to notesapp:\/\/notes\/journal: "journal" is a folder, not a note\./);
+    await assert.rejects(h.client.readResource({ uri: 'notesapp://notes/journal' }), /-32602/);
   });
 });
 
