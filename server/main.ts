@@ -174,6 +174,11 @@ export async function main(argv = process.argv.slice(2)): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
     return 2;
   }
+  if (args.config === '') {
+    // path.resolve('') is the current folder: its settings, turned-off tools included, would be silently lost.
+    process.stderr.write(`notesapp-mcp: --config needs a file, got an empty value\n\n${USAGE}\n`);
+    return 2;
+  }
   let configPath: string;
   try {
     configPath = path.resolve(args.config ?? configFilePath());

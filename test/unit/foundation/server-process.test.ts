@@ -95,6 +95,13 @@ describe('dist/server.js over stdio', () => {
       assert.match(r.stderr, /--workspace needs a folder, got an empty value[\s\S]*Usage: notesapp-mcp/);
       assert.doesNotMatch(r.stderr, /serving/);
     });
+
+    it('refuses an empty --config with usage instead of reading its current folder and serving on the defaults', () => {
+      const r = run(['--workspace', dir, '--config', ''], { cwd: dir });
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, /^notesapp-mcp: --config needs a file, got an empty value\n\nUsage: notesapp-mcp/);
+      assert.doesNotMatch(r.stderr, /serving|EISDIR/);
+    });
   });
 
   it('exits soon after its client goes away, with a workspace index retired by a settings change still pending', async function () {
