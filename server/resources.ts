@@ -174,7 +174,8 @@ const pluginNamesOf = new WeakMap<object, string[]>();
 function pluginNames(ctx: NotesContext): string[] {
   const { plugins } = ctx.config;
   let names = pluginNamesOf.get(plugins);
-  if (!names) pluginNamesOf.set(plugins, (names = [...new Set([...plugins.enabled, ...Object.keys(plugins.settings)])].sort()));
+  // An empty name in plugins.enabled names no plugin (notesapp://plugins/ is no resource): not listed or offered.
+  if (!names) pluginNamesOf.set(plugins, (names = [...new Set([...plugins.enabled, ...Object.keys(plugins.settings)])].filter((n) => n !== '').sort()));
   return names;
 }
 

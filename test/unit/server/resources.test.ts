@@ -227,6 +227,25 @@ describe('MCP resources of a plugin whose name holds dots', () => {
   });
 });
 
+describe('MCP resources of a plugins.enabled holding an empty name', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startServer({ config: { plugins: { enabled: ['', 'daily-notes'] } } });
+  });
+  after(async () => h?.close());
+
+  it('lists and completes only the named plugin: the empty name is no resource', async () => {
+    const { resources } = await h.client.listResources();
+    assert.deepEqual(
+      resources.filter((r) => r.uri.startsWith('notesapp://plugins/')).map((r) => r.uri),
+      ['notesapp://plugins/daily-notes'],
+    );
+    const names = await h.client.complete({ ref: { type: 'ref/resource', uri: 'notesapp://plugins/{name}' }, argument: { name: 'name', value: '' } });
+    assert.deepEqual(names.completion.values, ['daily-notes']);
+    await rejects(h.client, 'notesapp://plugins/', /-32002/, -32002);
+  });
+});
+
 describe('MCP resources of plugins named like built-in object properties', () => {
   let h: Harness;
   before(async () => {
