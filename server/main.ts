@@ -56,9 +56,10 @@ function rememberConfigReads(): void {
 
 function loadConfig(file: string): { config: NotesConfig; unusable: boolean } {
   // Same reading as the extension: migrated in memory, invalid fields defaulted; the server never writes the file.
-  const { config, problems, migrated, readError, syntaxError } = loadConfigFile(file);
-  if (migrated) log('info', `Configuration ${file} is of an older version; migrated in memory`);
-  if (problems.length) log('error', `Configuration ${file} is invalid; using defaults for:\n  ${problems.join('\n  ')}`);
+  const { config, problems, migrated, migrationNotes, readError, syntaxError } = loadConfigFile(file);
+  if (migrated) log('info', `Configuration ${file} is of an older version; migrated in memory (the file is not changed): ${migrationNotes.map((n) => n.trim()).join('; ')}`);
+  // Each problem says what stands in its place: a default, or nothing for a setting this version does not know.
+  if (problems.length) log('error', `Configuration ${file} has problems:\n  ${problems.join('\n  ')}`);
   return { config, unusable: (readError ?? syntaxError) !== undefined };
 }
 

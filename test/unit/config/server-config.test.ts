@@ -46,8 +46,14 @@ describe('the MCP server reads the configuration like the extension', () => {
       assert.equal(await configValue(client, 'editor.fontSize'), 18);
       assert.equal(await configValue(client, 'files.fileExtension'), '.txt');
       assert.equal(await configValue(client, 'integrations.mcp.port'), 4567);
-      assert.match(stderr(), /older version; migrated in memory/);
+      // What moved where, as the extension logs it when it migrates the file on disk.
+      assert.match(stderr(), /older version; migrated in memory \(the file is not changed\): migrated 0\.9\.0 -> 1\.0\.0; fontSize -> editor\.fontSize; .*migrated 1\.0\.0 -> 1\.1\.0; mcp -> integrations\.mcp/);
     });
+    fs.writeFileSync(tmp.file, JSON.stringify({ version: 'abc', theme: 'dark' }));
+    await withServer(tmp.file, tmp.dir, async (_client, stderr) => {
+      assert.match(stderr(), /migrated in memory \(the file is not changed\): version "abc" is not of the form major\.minor\.patch: read as older than every version/);
+    });
+    fs.writeFileSync(tmp.file, text);
     assert.equal(fs.readFileSync(tmp.file, 'utf8'), text);
     assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json']);
   });
