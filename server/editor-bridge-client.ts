@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
-import { discoveryDir, discoveryFileNames, folderHolds, processAlive } from '../src/core/bridge/discovery';
+import { discoveryDir, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile, socketPathMax } from '../src/core/bridge/discovery';
 import { socketConnection } from '../src/core/bridge/framing';
 import {
   authenticateResult,
@@ -103,11 +103,17 @@ export class EditorBridgeClient {
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (no bridge address in the environment and no discovery file for this workspace in ${dir})`);
     }
     const found: Array<Endpoint & { alive: boolean; mtime: number }> = [];
+    const refused: string[] = [];
     for (const name of names) {
       const file = path.join(dir, name);
       try {
         const mtime = fs.statSync(file).mtimeMs;
-        const parsed = discoveryFile.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+        const read = readDiscoveryFile(file);
+        if ('refused' in read) {
+          refused.push(`${name}: ${read.refused}`);
+          continue;
+        }
+        const parsed = discoveryFile.safeParse(JSON.parse(read.text));
         if (parsed.success) {
           found.push({ address: parsed.data.address, token: parsed.data.token, source: file, discovered: true, alive: processAlive(parsed.data.pid), mtime });
         }
@@ -115,7 +121,10 @@ export class EditorBridgeClient {
         // Removed meanwhile, or not JSON: not a window to reach.
       }
     }
-    if (found.length === 0) throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the discovery files ${names.join(', ')} in ${dir} are not valid)`);
+    if (found.length === 0) {
+      const why = refused.length ? `; not taken: ${refused.join('; ')}` : '';
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the discovery files ${names.join(', ')} in ${dir} are not valid${why})`);
+    }
     return found.sort((a, b) => Number(b.alive) - Number(a.alive) || b.mtime - a.mtime);
   }
 
@@ -152,6 +161,10 @@ export class EditorBridgeClient {
 
   private async openOne(endpoint: Endpoint): Promise<MessageConnection> {
     const connectTimeout = this.options.connectTimeoutMs ?? 2000;
+    if (process.platform !== 'win32' && Buffer.byteLength(endpoint.address) > socketPathMax()) {
+      // Node would cut it short and connect to whatever is at the shorter path.
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge address ${endpoint.address} is longer than the ${socketPathMax()} bytes a socket path may have)`);
+    }
     const socket = net.connect(endpoint.address);
     try {
       await this.withTimeout(

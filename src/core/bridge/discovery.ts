@@ -1,6 +1,8 @@
 // Where the discovery files of a workspace's editor bridges live (shared by the extension and the server).
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
+import { readNoWaitFlags } from '../read-flags';
 import { isInside } from '../workspace/path-guard';
 
 export function discoveryDir(configDir: string): string {
@@ -64,4 +66,37 @@ export function processAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/** A discovery file is about 200 bytes; a reader takes none larger. */
+export const MAX_DISCOVERY_FILE_BYTES = 64 * 1024;
+
+/**
+ * A discovery file's text, or why it is not taken: only a regular file (a named pipe would block the reader, a
+ * device never end), of at most MAX_DISCOVERY_FILE_BYTES, and where the platform has owners, one that this user
+ * owns and no one else can write, as the extension writes it (0600): a file another user planted in a shared
+ * folder does not name the window to give the token to.
+ */
+export function readDiscoveryFile(file: string, uid = process.getuid?.()): { text: string } | { refused: string } {
+  const fd = fs.openSync(file, readNoWaitFlags(fs.constants));
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) return { refused: 'not a regular file' };
+    if (stat.size > MAX_DISCOVERY_FILE_BYTES) return { refused: `${stat.size} bytes, over ${MAX_DISCOVERY_FILE_BYTES}` };
+    if (uid !== undefined && stat.uid !== uid) return { refused: `owned by user ${stat.uid}, not by this user (${uid})` };
+    if (uid !== undefined && (stat.mode & 0o022) !== 0) return { refused: `writable by others (mode ${(stat.mode & 0o777).toString(8)})` };
+    const buffer = Buffer.alloc(stat.size);
+    const read = fs.readSync(fd, buffer, 0, stat.size, 0);
+    return { text: buffer.toString('utf8', 0, read) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The longest Unix socket path, in bytes (sun_path less its closing NUL: 108 on Linux, 104 on macOS and the BSDs).
+ * Node cuts a longer one short without a word, so the socket would be made, or looked for, somewhere else.
+ */
+export function socketPathMax(platform = process.platform): number {
+  return platform === 'linux' ? 107 : 103;
 }

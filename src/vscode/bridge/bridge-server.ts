@@ -14,6 +14,7 @@ import {
   insertAtCursorParams,
   setEditorContentParams,
 } from '../../core/bridge/protocol';
+import { socketPathMax } from '../../core/bridge/discovery';
 import { socketConnection } from '../../core/bridge/framing';
 import type { z } from 'zod';
 
@@ -109,8 +110,12 @@ export class BridgeServer implements vscode.Disposable {
     if (process.platform === 'win32') {
       address = `\\\\.\\pipe\\notesapp-bridge-${crypto.randomBytes(16).toString('hex')}`;
     } else {
-      // mkdtemp creates the folder 0700; chmod again in case the platform did otherwise.
-      socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bridge-'));
+      // mkdtemp creates the folder 0700; chmod again in case the platform did otherwise. A TMPDIR too long for a
+      // socket path (Node would cut it short, and the socket land outside the folder) gives way to /tmp.
+      const fits = (base: string) => Buffer.byteLength(path.join(base, 'notesapp-bridge-XXXXXX', 'bridge.sock')) <= socketPathMax();
+      const base = fits(os.tmpdir()) ? os.tmpdir() : '/tmp';
+      if (base !== os.tmpdir()) log.info(`Editor bridge: the temporary folder ${os.tmpdir()} is too long for a socket path; the socket is made in ${base}`);
+      socketDir = fs.mkdtempSync(path.join(base, 'notesapp-bridge-'));
       fs.chmodSync(socketDir, 0o700);
       address = path.join(socketDir, 'bridge.sock');
     }
@@ -118,9 +123,20 @@ export class BridgeServer implements vscode.Disposable {
     const bridge = new BridgeServer(server, { address, token }, socketDir, handlers, log, limits);
     bridge.ready = new Promise<void>((resolve, reject) => {
       server.once('error', reject);
+      if (socketDir && Buffer.byteLength(address) > socketPathMax()) {
+        reject(new Error(`the socket path is longer than the ${socketPathMax()} bytes a socket path may have`));
+        return;
+      }
       server.listen(address, () => {
         server.off('error', reject);
-        if (socketDir) fs.chmodSync(address, 0o600);
+        try {
+          if (socketDir) fs.chmodSync(address, 0o600);
+        } catch (err) {
+          // Never thrown from here, where nothing would catch it: the bridge is not offered instead.
+          server.close();
+          reject(err as Error);
+          return;
+        }
         log.info(`Editor bridge listening on ${address}`);
         resolve();
       });

@@ -211,6 +211,35 @@ describe('editor bridge server: before authentication', () => {
   });
 });
 
+describe('editor bridge server: where its socket is', () => {
+  it('makes its socket in /tmp when TMPDIR is too long for a socket path, private, and answers there', async function () {
+    if (process.platform === 'win32') this.skip(); // Windows names pipes, which have no such limit
+    const long = fs.mkdtempSync(path.join(os.tmpdir(), `${'t'.repeat(90)}-`));
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = long;
+    let bridge: BridgeServer | undefined;
+    try {
+      bridge = BridgeServer.start(fakeEditor(), log);
+      await bridge.ready; // a socket cut short used to throw from the listen callback, and never get ready
+      const address = bridge.endpoint.address;
+      assert.match(address, /^\/tmp\/notesapp-bridge-[^/]+\/bridge\.sock$/);
+      assert.equal(fs.statSync(path.dirname(address)).mode & 0o777, 0o700);
+      assert.equal(fs.statSync(address).mode & 0o777, 0o600);
+      const client = await rawClient(address);
+      client.socket.write(frame({ id: 1, method: BridgeMethods.authenticate, params: { token: bridge.endpoint.token, protocolVersion: BRIDGE_PROTOCOL_VERSION } }));
+      await until('the answer', () => client.answers.length === 1);
+      assert.equal((client.answers[0].result as { ok?: boolean }).ok, true);
+      client.socket.destroy();
+      assert.deepEqual(fs.readdirSync(long), [], 'nothing made in the long folder');
+    } finally {
+      bridge?.dispose();
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+      fs.rmSync(long, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('editor bridge server: protocol versions', () => {
   let bridge: BridgeServer;
   let editor: ReturnType<typeof fakeEditor>;

@@ -1,6 +1,6 @@
 // Editor tools through a real MCP client, against a fake editor bridge: a real socket speaking the bridge protocol.
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -187,6 +187,43 @@ describe('MCP editor tools through the editor bridge', () => {
         { mode: 0o600 },
       );
       assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('takes no discovery file that is not a regular file of this user, writable by no one else, and keeps serving', async function () {
+    if (process.platform === 'win32') this.skip(); // named pipes in a folder and file modes are POSIX's
+    const h = await startServer();
+    try {
+      const file = discoveryFilePath(h.configDir, h.workspace);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      // A named pipe would have blocked the server's only thread for good (a read waits for a writer).
+      assert.equal(spawnSync('mkfifo', [file]).status, 0);
+      let message = await callError(h.client, 'get_editor_content');
+      assert.match(message, /No VS Code editor is attached.*are not valid; not taken: [0-9a-f]+\.\d+\.json: not a regular file\)/);
+      fs.rmSync(file);
+      // Writable by others: whoever wrote it may not be the window the token should go to.
+      const body = JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid: process.pid, createdAt: new Date().toISOString() });
+      fs.writeFileSync(file, body);
+      fs.chmodSync(file, 0o666);
+      message = await callError(h.client, 'get_editor_content');
+      assert.match(message, /not taken: [0-9a-f]+\.\d+\.json: writable by others \(mode 666\)\)/);
+      assert.equal(bridge.connections, 0, 'the token went nowhere');
+      fs.chmodSync(file, 0o600);
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('refuses a bridge address longer than a socket path may be instead of connecting where Node would cut it', async function () {
+    if (process.platform === 'win32') this.skip(); // Windows names pipes, which have no such limit
+    const long = `${bridge.dir}/${'d'.repeat(120)}/bridge.sock`;
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: long, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      const message = await callError(h.client, 'get_editor_content');
+      assert.ok(message.includes(`(the bridge address ${long} is longer than the ${process.platform === 'linux' ? 107 : 103} bytes a socket path may have)`), message);
     } finally {
       await h.close();
     }

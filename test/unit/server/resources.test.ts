@@ -145,7 +145,8 @@ describe('MCP resources', () => {
       await assert.rejects(h.client.subscribeResource({ uri }), thrown);
       await assert.rejects(h.client.unsubscribeResource({ uri }), thrown);
     }
-    assert.equal((await h.client.readResource({ uri: 'notesapp://notes/%25ZZ.md' })).contents[0].text, 'named with a percent sign\n');
+    const named = (await h.client.readResource({ uri: 'notesapp://notes/%25ZZ.md' })).contents[0];
+    assert.equal('text' in named && named.text, 'named with a percent sign\n');
     fs.rmSync(path.join(h.workspace, '%ZZ.md'));
     assert.equal(jsonOf((await h.client.readResource({ uri: 'notesapp://theme/current' })).contents).theme, 'dark');
   });
