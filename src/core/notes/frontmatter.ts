@@ -266,7 +266,10 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
     if (!parts) return '';
     const written = new Set(parts.entries.map((e) => e.key));
     const entry = (e: Entry): string => {
-      if (!Object.hasOwn(patch, e.key)) return e.raw.endsWith('\n') ? e.raw : e.raw + eol;
+      // A key not patched, or patched with the value it has (`tags: [a, b] # why`), stays as written.
+      if (!Object.hasOwn(patch, e.key) || (patch[e.key] !== null && Object.hasOwn(data, e.key) && isDeepStrictEqual(jsonSafe((existing as Record<string, unknown>)[e.key]), data[e.key]))) {
+        return e.raw.endsWith('\n') ? e.raw : e.raw + eol;
+      }
       // Removed: only the lines after it stay.
       if (patch[e.key] === null) return splitTrailing(e.raw, blankLines).trailing;
       return replaceEntry(e.raw, e.key, patch[e.key], eol, blankLines);
@@ -289,7 +292,12 @@ export function updateFrontmatter(text: string, patch: Record<string, unknown>):
     if (!readsAs(yaml, data)) throw new NotesError('INVALID_ARGUMENT', 'These metadata values cannot be written as YAML that reads back the same; nothing was changed.');
   }
   // With no keys left the block goes, unless comments are left in it.
-  if (Object.keys(merged).length === 0 && !/^[ \t]*#/m.test(yaml)) return { text: bom + body, data: {} };
+  if (Object.keys(merged).length === 0 && !/^[ \t]*#/m.test(yaml)) {
+    // A body that opens with `---` keeps an empty block before it, or its rules would be read as frontmatter. The
+    // block holds a blank line: `---` right after `---` would be read as the first line of a block that goes on.
+    if (body.startsWith('---')) return { text: `${bom}---${eol}${eol}---${eol}${body}`, data: {} };
+    return { text: bom + body, data: {} };
+  }
   // A note that ends at its frontmatter's closing `---` still ends there.
   const close = block && body === '' && !block[0].endsWith('\n') ? '' : eol;
   return { text: `${bom}---${eol}${yaml}---${close}${body}`, data };

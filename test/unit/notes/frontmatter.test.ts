@@ -117,6 +117,33 @@ describe('notes/frontmatter', () => {
     assert.equal(updateFrontmatter('---\na: 1\n\n---\nbody', { a: null }).text, 'body');
   });
 
+  it('keeps an emptied block before a body that opens with `---`, which would otherwise be read as frontmatter', () => {
+    const note = '---\ndraft: true\n---\n---\nQ: What is due?\n---\nA: the report.\n';
+    const { text, data } = updateFrontmatter(note, { draft: null });
+    assert.equal(text, '---\n\n---\n---\nQ: What is due?\n---\nA: the report.\n');
+    assert.deepEqual(data, {});
+    const read = splitNote(text);
+    assert.deepEqual(read.data, {}, 'what the answer said');
+    assert.equal(read.body, '---\nQ: What is due?\n---\nA: the report.\n', 'the body as it was');
+    const crlf = updateFrontmatter('\uFEFF---\r\na: 1\r\n---\r\n---\r\n\r\n---\r\n', { a: null }).text;
+    assert.equal(crlf, '\uFEFF---\r\n\r\n---\r\n---\r\n\r\n---\r\n');
+    assert.equal(splitNote(crlf).body, '---\r\n\r\n---\r\n');
+  });
+
+  it('leaves a key set to the value it has as written: its flow style, quotes and comment', () => {
+    const note = '---\ntitle: Garden Plan\ntags: [home, garden] # keep this comment\nstatus: "draft"\nat: 10:30\no: {y: 2, x: 1}\n---\nBody\n';
+    assert.equal(updateFrontmatter(note, { tags: ['home', 'garden'], status: 'draft', at: '10:30', o: { x: 1, y: 2 } }).text, note);
+    // One value changed: only its entry is written anew.
+    assert.equal(
+      updateFrontmatter(note, { tags: ['home', 'garden'], status: 'done' }).text,
+      '---\ntitle: Garden Plan\ntags: [home, garden] # keep this comment\nstatus: done\nat: 10:30\no: {y: 2, x: 1}\n---\nBody\n',
+    );
+    const crlf = '---\r\nb: [1, 2]\r\n---\r\nx\r\n';
+    assert.equal(updateFrontmatter(crlf, { b: [1, 2] }).text, crlf);
+    // The same text of another type is another value.
+    assert.equal(updateFrontmatter('---\ncount: 10\n---\n', { count: '10' }).text, "---\ncount: '10'\n---\n");
+  });
+
   it('rewrites a frontmatter it cannot edit key by key, and refuses to when that would lose comments', () => {
     assert.equal(updateFrontmatter('---\n{title: a}\n---\nB\n', { x: 1 }).text, '---\ntitle: a\nx: 1\n---\nB\n');
     assert.throws(() => updateFrontmatter('---\n{title: a} # flow\n---\nB\n', { x: 1 }), /would lose any comments/);
