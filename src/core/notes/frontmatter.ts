@@ -53,12 +53,34 @@ function jsonSafe(value: unknown): unknown {
 
 /** The YAML of a frontmatter block as it reads: a mapping, or whatever else it holds (a string, a list). */
 function parseYamlValue(block: string): unknown {
+  let data: unknown;
   try {
     // Passing options also disables gray-matter's cache, whose shared objects must not be mutated.
-    return matter(block.replace(/^\uFEFF/, ''), matterOptions()).data;
+    data = matter(block.replace(/^\uFEFF/, ''), matterOptions()).data;
   } catch (err) {
     throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML: ${(err as Error).message}`);
   }
+  // Aliases share one value; read out (as JSON, as every answer does) each use is a copy. Nine levels of nine
+  // aliases in 337 bytes are 9^9 values: reading them out would hold the server for a minute and then fail.
+  const budget = block.length + 10_000;
+  if (valuesReadOut(data, budget) > budget) {
+    throw new NotesError('INVALID_ARGUMENT', `The note's frontmatter is not valid YAML here: its aliases (*name) repeat values more than ${budget} times.`);
+  }
+  return data;
+}
+
+/** How many values `data` holds read out with every alias copied, counting no further than just past `limit`. */
+function valuesReadOut(data: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [data];
+  while (stack.length > 0 && count <= limit) {
+    const value = stack.pop();
+    count++;
+    if (value !== null && typeof value === 'object' && !(value instanceof Date)) {
+      for (const child of Array.isArray(value) ? value : Object.values(value)) stack.push(child);
+    }
+  }
+  return count;
 }
 
 function isMapping(data: unknown): data is Record<string, unknown> {

@@ -130,6 +130,22 @@ describe('notes/frontmatter', () => {
     assert.equal(splitNote(crlf).body, '---\r\n\r\n---\r\n');
   });
 
+  it('reads a frontmatter whose aliases would repeat values past all measure as broken, at once', () => {
+    const levels = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (const [i, name] of [...'bcdefghi'].entries()) levels.push(`${name}: &${name} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`);
+    const note = `---\n${levels.join('\n')}\n---\nbody\n`;
+    assert.ok(note.length < 400);
+    const started = Date.now();
+    const read = splitNote(note);
+    assert.ok(Date.now() - started < 2000, `read in ${Date.now() - started} ms`);
+    assert.deepEqual(read.data, {});
+    assert.equal(read.body, 'body\n');
+    assert.match(read.frontmatterError ?? '', /its aliases \(\*name\) repeat values more than \d+ times/);
+    assert.throws(() => updateFrontmatter(note, { x: 1 }), /its aliases \(\*name\) repeat values/);
+    // Aliases as notes use them read as before.
+    assert.deepEqual(splitNote('---\nbase: &b {x: 1}\nother: *b\nlist: [*b, *b]\n---\n').data, { base: { x: 1 }, other: { x: 1 }, list: [{ x: 1 }, { x: 1 }] });
+  });
+
   it('leaves a key set to the value it has as written: its flow style, quotes and comment', () => {
     const note = '---\ntitle: Garden Plan\ntags: [home, garden] # keep this comment\nstatus: "draft"\nat: 10:30\no: {y: 2, x: 1}\n---\nBody\n';
     assert.equal(updateFrontmatter(note, { tags: ['home', 'garden'], status: 'draft', at: '10:30', o: { x: 1, y: 2 } }).text, note);
