@@ -2,7 +2,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { clip, extractiveSummary, headOf } from '../../../src/core/notes/summary';
+import { clip, extractiveSummary, headOf, sentenceSegments } from '../../../src/core/notes/summary';
 import { extractTasks } from '../../../src/core/notes/tasks';
 import { splitNote } from '../../../src/core/notes/frontmatter';
 import { fileNameForTitle, oneLineTitle, renderTemplate } from '../../../src/core/notes/templates';
@@ -54,6 +54,28 @@ describe('notes/summary', () => {
     assert.deepEqual(positions, [...positions].sort((a, b) => a - b), 'original order');
     assert.equal(extractiveSummary(note, 80), summary, 'deterministic');
     assert.ok(extractiveSummary(note, 500).includes('cat'), 'with room enough every sentence fits');
+  });
+
+  it('segments a long paragraph in pieces as the whole would be segmented, and a megabyte paragraph in seconds at most', function () {
+    this.timeout(60_000);
+    // Under 64 KiB, where segmenting it whole is still quick: the pieces give the same sentences.
+    const kinds = ['Tomatoes need sun. ', 'Dr. Smith said so! ', 'e.g. this one? ', 'Ünïcödé “quoted.” ', 'emoji 🍅 here. ', 'no stop here ', 'Done.\n'];
+    let paragraph = '';
+    for (let i = 0; paragraph.length < 60_000; i++) paragraph += kinds[(i * 7919) % kinds.length];
+    paragraph += 'Last one';
+    const whole = Array.from(new Intl.Segmenter('en', { granularity: 'sentence' }).segment(paragraph), (s) => s.segment);
+    assert.deepEqual([...sentenceSegments(paragraph)], whole);
+    // A run of 8 KiB with no sentence end is cut there, every character kept, never inside a character.
+    const run = `${'x'.repeat(8191)}🍅${'y'.repeat(2000)}. Next.`;
+    const pieces = [...sentenceSegments(run)];
+    assert.equal(pieces.join(''), run);
+    assert.deepEqual(pieces.map((p) => p.length), [8191, 2 + 2000 + 2, 5]); // 🍅 is two code units; "Next." five
+    // A hard-wrapped megabyte paragraph (V8 takes time growing with the square of one segmented whole: 23 s for
+    // 256 KiB here) is summarised, its first sentence kept.
+    const long = 'Word number. '.repeat(80_000).replace(/(.{70}) /g, '$1\n');
+    const summary = extractiveSummary(long, 100);
+    assert.ok(summary.startsWith('Word number.'), summary);
+    assert.ok(summary.length <= 100);
   });
 
   it('clips a single long sentence at a word boundary, and returns nothing for an empty note', () => {
