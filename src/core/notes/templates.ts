@@ -52,7 +52,9 @@ function cutToBytes(name: string, maxBytes: number): string {
   let out = '';
   let bytes = 0;
   graphemes ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
-  for (const { segment } of graphemes.segment(name)) {
+  // Each UTF-16 unit is at least one UTF-8 byte, so nothing past unit maxBytes can end within maxBytes bytes: a
+  // title of megabytes is not segmented whole (V8 takes time growing with its length at each step: 0.85 s for 1 MB).
+  for (const { segment } of graphemes.segment(name.slice(0, maxBytes + 1))) {
     bytes += Buffer.byteLength(segment);
     if (bytes > maxBytes) break;
     out += segment;

@@ -163,6 +163,14 @@ describe('notes/templates', () => {
     assert.equal(fileNameForTitle('???'), 'Untitled');
     assert.equal(fileNameForTitle('tab\there\nnewline'), 'tab here newline');
     assert.equal(fileNameForTitle('x'.repeat(300)).length, 200);
+    // Cut at 200 bytes, never inside a character: whole emoji (4 bytes each), a letter with its 60 combining marks
+    // (121 bytes) kept whole or not at all; a title of megabytes the same way.
+    assert.equal(fileNameForTitle('🍅'.repeat(60)), '🍅'.repeat(50));
+    const zalgo = `q${'\u0301'.repeat(60)}`; // no precomposed form: NFC leaves it as it is
+    assert.equal(fileNameForTitle(`${'a'.repeat(79)}${zalgo}x`), `${'a'.repeat(79)}${zalgo}`);
+    assert.equal(fileNameForTitle(`${'a'.repeat(80)}${zalgo}x`), 'a'.repeat(80));
+    assert.equal(fileNameForTitle(`${'a'.repeat(199)}🍅`), 'a'.repeat(199));
+    assert.equal(fileNameForTitle('é'.repeat(1_000_000)), 'é'.repeat(100));
     assert.equal(fileNameForTitle('Ünïcode 日本語 ✓'), 'Ünïcode 日本語 ✓');
   });
 });
