@@ -21,11 +21,12 @@ export function renderTemplate(template: string, vars: { title: string; now?: Da
   // back: quoted when the text alone would read otherwise (`Re: budget`, `#1 priority`, `true`, `10:30`).
   const block = /^(\uFEFF?---[ \t]*\r?\n)([\s\S]*?\r?\n)?(---[ \t]*(?:\r?\n|$))/.exec(template);
   if (!block) return fill(template);
+  // One pass: a title holding `{date}` is the title as given, not filled in again.
   const front = (block[2] ?? '').replace(
-    /^([ \t]*(?:- |[^#\s\n][^\n]*?:[ \t]+))\{(title|date|time|datetime)\}[ \t]*$/gm,
-    (_, head: string, key: string) => head + yamlScalar(values[key]),
+    /^([ \t]*(?:- |[^#\s\n][^\n]*?:[ \t]+))\{(title|date|time|datetime)\}[ \t]*$|\{(title|date|time|datetime)\}/gm,
+    (_, head: string | undefined, whole: string | undefined, inline: string | undefined) => (head !== undefined ? head + yamlScalar(values[whole as string]) : values[inline as string]),
   );
-  return block[1] + fill(front) + block[3] + fill(template.slice(block[0].length));
+  return block[1] + front + block[3] + fill(template.slice(block[0].length));
 }
 
 /**

@@ -135,7 +135,7 @@ describe('notes/templates', () => {
   it('fills a whole frontmatter value so that it reads back as the title, and the body as written', () => {
     const now = new Date(2024, 2, 5, 14, 5, 0);
     const template = '---\ntitle: {title}\ncreated: {date}\nat: {time}\n---\n# {title}\n';
-    for (const title of ['Re: budget', '#1 priority', 'true', '42', "it's \"quoted\"", 'Plain title', '- dash', '[draft]', 'yes', '10:30', 'x'.repeat(120)]) {
+    for (const title of ['Re: budget', '#1 priority', 'true', '42', "it's \"quoted\"", 'Plain title', '- dash', '[draft]', 'yes', '10:30', '{date}', 'Agenda for {time} at {title}', 'x'.repeat(120)]) {
       const out = renderTemplate(template, { title: oneLineTitle(title), now });
       const split = splitNote(out);
       assert.equal(split.frontmatterError, undefined, out);
