@@ -21,6 +21,19 @@ export async function readNoteMetadata(ctx: NotesContext, userPath: string, sign
   return { metadata: noteMetadata({ path: relative, analysis, stat, resolver }), text };
 }
 
+/** The create_note calls of each folder, one after another: the tail of each folder's queue. */
+const createQueues = new Map<string, Promise<unknown>>();
+
+function inTurn<T>(folder: string, run: () => Promise<T>): Promise<T> {
+  const turn = (createQueues.get(folder) ?? Promise.resolve()).then(run, run);
+  const tail = turn.catch(() => undefined);
+  createQueues.set(folder, tail);
+  void tail.then(() => {
+    if (createQueues.get(folder) === tail) createQueues.delete(folder);
+  });
+  return turn;
+}
+
 export function registerNoteTools(ctx: NotesContext): void {
   defineTool(ctx, {
     name: 'create_note',
@@ -46,21 +59,25 @@ export function registerNoteTools(ctx: NotesContext): void {
       const base = target.relative;
       const name = fileNameForTitle(title);
       const text = content ?? renderTemplate(ctx.config.files.defaultNewFileTemplate, { title: oneLineTitle(title) });
-      // Names differing only in case collide on Windows and macOS: treat them as taken so the folder stays portable.
-      const taken = new Set((await fs.readdir(target.absolute).catch(() => [] as string[])).map((n) => n.toLowerCase()));
-      for (let n = 1; n < 1000; n++) {
-        const fileName = `${n === 1 ? name : `${name} ${n}`}${ctx.config.files.fileExtension}`;
-        if (taken.has(fileName.toLowerCase())) continue;
-        const candidate = path.posix.join(base, fileName);
-        try {
-          const result = await files.write(candidate, text, { exclusive: true, signal: extra.signal });
-          ctx.notesChanged();
-          return { structured: { success: true as const, path: result.path, title: oneLineTitle(title), bytes: result.bytes } };
-        } catch (err) {
-          if (!isNotesError(err, 'ALREADY_EXISTS')) throw err;
+      // One call at a time per folder chooses and creates: `Plan` and `plan` sent together would each find both names
+      // free, and the exclusive create tells names apart by case where the file system does.
+      return inTurn(target.absolute, async () => {
+        // Names differing only in case collide on Windows and macOS: treat them as taken so the folder stays portable.
+        const taken = new Set((await fs.readdir(target.absolute).catch(() => [] as string[])).map((n) => n.toLowerCase()));
+        for (let n = 1; n < 1000; n++) {
+          const fileName = `${n === 1 ? name : `${name} ${n}`}${ctx.config.files.fileExtension}`;
+          if (taken.has(fileName.toLowerCase())) continue;
+          const candidate = path.posix.join(base, fileName);
+          try {
+            const result = await files.write(candidate, text, { exclusive: true, signal: extra.signal });
+            ctx.notesChanged();
+            return { structured: { success: true as const, path: result.path, title: oneLineTitle(title), bytes: result.bytes } };
+          } catch (err) {
+            if (!isNotesError(err, 'ALREADY_EXISTS')) throw err;
+          }
         }
-      }
-      throw new NotesError('ALREADY_EXISTS', `No free file name for "${title}" in ${base || 'the workspace root'}.`);
+        throw new NotesError('ALREADY_EXISTS', `No free file name for "${title}" in ${base || 'the workspace root'}.`);
+      });
     },
   });
 

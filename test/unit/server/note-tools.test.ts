@@ -29,6 +29,15 @@ describe('MCP note tools', () => {
     assert.match(fs.readFileSync(path.join(h.workspace, 'ideas.md'), 'utf8'), /^# Ideas/);
   });
 
+  it('create_note calls sent together with titles differing only in case get names that differ by more than case', async () => {
+    for (const folder of [undefined, 'projects']) {
+      const made = await Promise.all(['Plan', 'plan', 'PLAN'].map((title) => callOk<{ path: string }>(h.client, 'create_note', { title, content: title, ...(folder ? { folder } : {}) })));
+      const names = made.map((r) => r.path.toLowerCase());
+      assert.equal(new Set(names).size, 3, `distinct without letter case: ${made.map((r) => r.path).join(', ')}`);
+      for (const [i, r] of made.entries()) assert.equal(fs.readFileSync(path.join(h.workspace, r.path), 'utf8'), ['Plan', 'plan', 'PLAN'][i]);
+    }
+  });
+
   it('create_note turns any title into a file name valid on Windows, macOS and Linux, in the given folder', async () => {
     const r = await callOk<{ path: string; title: string }>(h.client, 'create_note', { title: 'Q3: plan/review? <draft> "v2" *final*. ', folder: 'projects/2024', content: 'x' });
     assert.equal(r.path, 'projects/2024/Q3- plan-review- -draft- -v2- -final-.md');
