@@ -32,6 +32,34 @@ function yamlOptions(): yaml.LoadOptions & yaml.DumpOptions {
   return { schema: yaml.CORE_SCHEMA };
 }
 
+/**
+ * YAML 1.1's numbers, which js-yaml 4's writer does not know to quote: digits with `_` (`1_000`, `+12_000`,
+ * `685_230.15`, `0x_1F`), binary (`0b101`) and base 60 with seconds (`1:20:30`). gray-matter's js-yaml 3 and other
+ * YAML 1.1 tools read them as numbers.
+ */
+const YAML11_NUMBER =
+  /^(?:[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+|[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+let dumpSchema: yaml.Schema | undefined;
+
+/**
+ * The schema values are written with: the reading's, and a type that represents nothing but makes the writer quote
+ * a string a YAML 1.1 reader would take for a number (it quotes what any implicit type of its schema resolves).
+ */
+function dumpOptions(): yaml.DumpOptions {
+  dumpSchema ??= yaml.CORE_SCHEMA.extend({
+    implicit: [
+      new yaml.Type('tag:notesapp,2026:yaml11-number', {
+        kind: 'scalar',
+        resolve: (text: string | null) => text !== null && text !== '.' && YAML11_NUMBER.test(text),
+        construct: (text: string) => text,
+        predicate: () => false,
+      }),
+    ],
+  });
+  return { schema: dumpSchema };
+}
+
 /** gray-matter's options: its YAML engine replaced by the reading above (options also turn its cache off). */
 function matterOptions(): object {
   return { engines: { yaml: (text: string) => yaml.load(text, yamlOptions()) } };
@@ -171,7 +199,7 @@ function loadYaml(text: string): unknown {
 
 /** `data` as YAML in the schema it is read with (see yamlOptions): a string such as `2024-01-15` stays plain. */
 function dumpYaml(data: object): string {
-  return yaml.dump(data, yamlOptions());
+  return yaml.dump(data, dumpOptions());
 }
 
 /**
@@ -179,7 +207,7 @@ function dumpYaml(data: object): string {
  * would read as something else, here or in a YAML 1.1 reader): for templates filling a frontmatter value.
  */
 export function yamlScalar(text: string): string {
-  return yaml.dump(text, { ...yamlOptions(), lineWidth: -1 }).replace(/\n$/, '');
+  return yaml.dump(text, { ...dumpOptions(), lineWidth: -1 }).replace(/\n$/, '');
 }
 
 /** `key: value` as YAML ending in `eol`. */

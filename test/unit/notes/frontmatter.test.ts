@@ -1,6 +1,7 @@
 // Frontmatter: parsing with gray-matter, merging, and the body kept byte for byte.
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
+import matter from 'gray-matter';
 import { splitNote, updateFrontmatter } from '../../../src/core/notes/frontmatter';
 
 describe('notes/frontmatter', () => {
@@ -33,6 +34,16 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(data, { meeting: '10:30', code: '0777', mode: '0o17', status: 'done' });
     assert.equal(text, "---\nmeeting: '10:30'\ncode: '0777'\nmode: '0o17'\nstatus: done\n---\nbody\n");
     assert.deepEqual(splitNote(text).data, data);
+  });
+
+  it('quotes every string a YAML 1.1 reader (gray-matter as others use it) would take for a number', () => {
+    const values = { invoice: '1_000', delta: '+12_000', code: '0x_1F', amount: '685_230.15', bits: '0b1010', clock: '1:20:30', neg: '-.5', inf: '.inf' };
+    const { text } = updateFrontmatter('---\ntitle: x\n---\n', values);
+    assert.deepEqual(splitNote(text).data, { title: 'x', ...values });
+    // gray-matter's own js-yaml 3, YAML 1.1 rules: still the strings written.
+    assert.deepEqual(matter(text).data, { title: 'x', ...values }, text);
+    // Strings that are no number in either stay plain.
+    assert.equal(updateFrontmatter('---\n---\n', { a: '1_000 items', b: 'v1.2.3', c: '_1' }).text, '---\na: 1_000 items\nb: v1.2.3\nc: _1\n---\n');
   });
 
   it('reads a `---` block that is not YAML and not meant as keys as body; one meant as keys is broken frontmatter', () => {
