@@ -16,6 +16,8 @@ export interface SplitNote {
   bodyLineOffset: number;
   /** Why the frontmatter block could not be parsed (then `data` is empty); readers go on with the body. */
   frontmatterError?: string;
+  /** A `title` YAML reads as a number or a boolean (`title: 1.10`), as written: `1.10`, not the number's `1.1`. */
+  titleText?: string;
 }
 
 /**
@@ -146,7 +148,15 @@ export function splitNote(text: string): SplitNote {
     return { data: {}, ...split, frontmatterError: (err as Error).message };
   }
   if (data !== null && data !== undefined && !isMapping(data)) return { data: {}, body: whole, bodyLineOffset: 0 };
-  return { data: jsonSafe(isMapping(data) ? data : {}) as Record<string, unknown>, ...split };
+  const titleText = isMapping(data) && (typeof data.title === 'number' || typeof data.title === 'boolean') ? writtenTitle(block[1] ?? '') : undefined;
+  return { data: jsonSafe(isMapping(data) ? data : {}) as Record<string, unknown>, ...split, ...(titleText ? { titleText } : {}) };
+}
+
+/** The text of the last top-level `title:` entry whose value is one plain word (a number or a boolean is). */
+function writtenTitle(inner: string): string | undefined {
+  let found: string | undefined;
+  for (const match of inner.matchAll(/^title[ \t]*:[ \t]+([^\s#'"][^\s#]*)[ \t]*(?:#.*)?\r?$/gm)) found = match[1];
+  return found;
 }
 
 /** One top-level `key: value` entry of a block mapping, as written (its lines, comments and line ends). */

@@ -44,6 +44,8 @@ function frontmatterTags(data: Record<string, unknown>): string[] {
 export interface NoteAnalysis {
   data: Record<string, unknown>;
   frontmatterError?: string;
+  /** The title as written, when YAML reads it as a number or a boolean (see SplitNote). */
+  titleText?: string;
   headings: Heading[];
   links: RawLink[];
   inlineTags: string[];
@@ -55,15 +57,24 @@ export interface NoteAnalysis {
 /** Parses the note's first ANALYSIS_LIMIT characters: frontmatter, headings, links, tags, words. */
 export function analyseNote(text: string): NoteAnalysis {
   const part = analysedPart(text);
-  const { data, body, bodyLineOffset, frontmatterError } = splitNote(part.text);
+  const { data, body, bodyLineOffset, frontmatterError, titleText } = splitNote(part.text);
   const { headings, links, inlineTags, wordCount } = analyseBody(body, bodyLineOffset);
-  return { data, headings, links, inlineTags, wordCount, truncated: part.truncated, ...(frontmatterError === undefined ? {} : { frontmatterError }) };
+  return {
+    data,
+    headings,
+    links,
+    inlineTags,
+    wordCount,
+    truncated: part.truncated,
+    ...(frontmatterError === undefined ? {} : { frontmatterError }),
+    ...(titleText === undefined ? {} : { titleText }),
+  };
 }
 
 export function noteMetadata(opts: { path: string; analysis: NoteAnalysis; stat: FileTimes; resolver: LinkResolver }): NoteMetadata {
   const { data, frontmatterError } = opts.analysis;
-  // A title YAML reads as a number or a boolean (`title: 1984`) is still the note's title, as its text.
-  const given = typeof data.title === 'number' || typeof data.title === 'boolean' ? String(data.title) : data.title;
+  // A title YAML reads as a number or a boolean (`title: 1984`) is still the note's title, as written (`1.10`).
+  const given = typeof data.title === 'number' || typeof data.title === 'boolean' ? (opts.analysis.titleText ?? String(data.title)) : data.title;
   const title =
     (typeof given === 'string' && given.trim()) ||
     opts.analysis.headings.find((h) => h.level === 1)?.text ||

@@ -191,6 +191,13 @@ describe('note titles', () => {
       }
       fs.writeFileSync(path.join(h.workspace, '1984.md'), '---\ntitle: 1984\n---\n# Heading\n');
       assert.equal((await callOk<{ title: string }>(h.client, 'get_note_metadata', { path: '1984.md' })).title, '1984');
+      // As written, not as JavaScript prints the number YAML reads (1.1, 2, 16, 7, 1000); the frontmatter keeps the value.
+      for (const written of ['1.10', '2.0', '0x10', '007', '1e3', 'true', '-0']) {
+        fs.writeFileSync(path.join(h.workspace, 'numeric.md'), `---\ntitle: ${written} # as in the catalogue\n---\n# Heading\n`);
+        const meta = await callOk<{ title: string; frontmatter: { title: unknown } }>(h.client, 'get_note_metadata', { path: 'numeric.md' });
+        assert.equal(meta.title, written);
+        assert.equal(typeof meta.frontmatter.title, written === 'true' ? 'boolean' : 'number');
+      }
     } finally {
       await h.close();
     }
