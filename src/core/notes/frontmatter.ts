@@ -134,9 +134,18 @@ function meantAsKeys(block: string): boolean {
  * keys (a note opening with a `---` rule, a paragraph, and another rule) is not frontmatter but the body's start,
  * as a markdown viewer shows it; update_note_metadata refuses to write keys over it.
  */
+/**
+ * The frontmatter block of a note whose lines end in CR alone (classic Mac OS), read as if they ended in LF: the
+ * same length, so the body starts at the same place. Undefined for any other note.
+ */
+function crOnlyBlock(text: string): RegExpExecArray | null {
+  if (!/^\uFEFF?---[ \t]*\r(?!\n)/.test(text)) return null;
+  return FRONTMATTER_BLOCK.exec(text.replace(/\r(?!\n)/g, '\n'));
+}
+
 export function splitNote(text: string): SplitNote {
   const whole = text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const block = FRONTMATTER_BLOCK.exec(text);
+  const block = FRONTMATTER_BLOCK.exec(text) ?? crOnlyBlock(text);
   if (!block) return { data: {}, body: whole, bodyLineOffset: 0 };
   const lines = block[0].split('\n').length - (block[0].endsWith('\n') ? 1 : 0);
   const split = { body: text.slice(block[0].length), bodyLineOffset: lines };
@@ -292,6 +301,13 @@ function replaceEntry(raw: string, key: string, value: unknown, eol: string, bla
 export function updateFrontmatter(text: string, patch: Record<string, unknown>): { text: string; data: Record<string, unknown> } {
   const bom = text.startsWith('\uFEFF') ? '\uFEFF' : '';
   const block = FRONTMATTER_BLOCK.exec(text);
+  if (!block && crOnlyBlock(text)) {
+    // Read, but not edited in place: a second block written before it would leave its keys where they were.
+    throw new NotesError(
+      'INVALID_ARGUMENT',
+      "The note's lines end in CR alone (classic Mac OS), which its frontmatter cannot be edited in: save it with LF or CRLF line ends (VS Code's status bar) and try again. Nothing was changed.",
+    );
+  }
   const body = block ? text.slice(block[0].length) : text.slice(bom.length);
   // Broken YAML is refused here only (parseYamlValue throws): rewriting it would lose what the user wrote. So is
   // a block that reads as something other than keys (`title - x`, a list, a note opening with a `---` rule and a

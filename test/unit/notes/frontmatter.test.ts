@@ -36,6 +36,17 @@ describe('notes/frontmatter', () => {
     assert.deepEqual(splitNote(text).data, data);
   });
 
+  it('reads the frontmatter of a note whose lines end in CR alone, and refuses to edit it rather than add a second block', () => {
+    const note = '---\rtitle: Old Mac note\rstatus: draft\r---\r# Heading\rText.\r';
+    const read = splitNote(note);
+    assert.deepEqual(read.data, { title: 'Old Mac note', status: 'draft' });
+    assert.equal(read.body, '# Heading\rText.\r', 'the body as it is, from where the block ends');
+    assert.equal(read.bodyLineOffset, 4);
+    assert.throws(() => updateFrontmatter(note, { status: 'done' }), /lines end in CR alone .* Nothing was changed\./);
+    // A CR-only note without frontmatter is all body, and an update can give it one.
+    assert.deepEqual(splitNote('# Only a heading\rText\r').data, {});
+  });
+
   it('quotes every string a YAML 1.1 reader (gray-matter as others use it) would take for a number', () => {
     const values = { invoice: '1_000', delta: '+12_000', code: '0x_1F', amount: '685_230.15', bits: '0b1010', clock: '1:20:30', neg: '-.5', inf: '.inf' };
     const { text } = updateFrontmatter('---\ntitle: x\n---\n', values);
