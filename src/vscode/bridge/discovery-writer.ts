@@ -61,9 +61,12 @@ export class DiscoveryFiles implements vscode.Disposable {
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       this.removeStale(folder);
-      // Write to a private temp name first so no reader ever sees a half-written or world-readable token.
+      // Write to a private temp name first so no reader ever sees a half-written or world-readable token. Made anew
+      // ('wx': a link or file found at that name, which someone else may have put there, is removed, never written
+      // through), so the token goes into a file of this user's only.
       const tmp = `${file}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600 });
+      fs.rmSync(tmp, { force: true });
+      fs.writeFileSync(tmp, JSON.stringify(record, null, 2), { mode: 0o600, flag: 'wx' });
       fs.chmodSync(tmp, 0o600);
       fs.renameSync(tmp, file);
       this.written.set(folder, file);

@@ -315,6 +315,24 @@ describe('editor bridge discovery files', () => {
   afterEach(() => fs.rmSync(configDir, { recursive: true, force: true }));
   const read = (file: string) => discoveryFile.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
 
+  it('writes the token through no link found at its temporary name, into a file of its own', function () {
+    if (process.platform === 'win32') this.skip(); // symbolic links need rights Windows seldom gives
+    const folder = path.join(configDir, 'notes');
+    const file = discoveryFilePath(configDir, folder, process.pid);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    // Someone with write access to bridges/ points the temporary name at a file they can read.
+    const trap = path.join(configDir, 'trap');
+    fs.writeFileSync(trap, '');
+    fs.symlinkSync(trap, `${file}.tmp`);
+    const writer = new DiscoveryFiles(configDir, endpoint(1), log, process.pid);
+    writer.sync([folder]);
+    assert.equal(fs.readFileSync(trap, 'utf8'), '', 'nothing written through the link');
+    assert.equal(read(file).token, 'token-1');
+    assert.ok(!fs.lstatSync(file).isSymbolicLink());
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    writer.dispose();
+  });
+
   it('two windows on one folder each keep a file; closing one leaves the other', () => {
     const folder = path.join(configDir, 'notes');
     // Two live processes: this one and its parent stand for two extension hosts.
