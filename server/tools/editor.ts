@@ -64,7 +64,9 @@ export function registerEditorTools(ctx: NotesContext): void {
       const content = await ctx.bridge.getEditorContent();
       const bytes = editorReplyBytes(content);
       // The reply also echoes the request id, which the client chose; the limit named is the reply limit.
-      if (bytes > replyBytesFor(ctx, extra)) throw tooLargeForReply(content, bytes, maxReplyBytes(ctx));
+      const room = replyBytesFor(ctx, extra);
+      // The answer's size named counts the request id too, so it is always over the limit it is said to pass.
+      if (bytes > room) throw tooLargeForReply(content, bytes + (maxReplyBytes(ctx) - room), maxReplyBytes(ctx));
       return { structured: content, text: content.content };
     },
   });

@@ -10,6 +10,7 @@ import { createMessageConnection, ResponseError, StreamMessageReader, StreamMess
 import { discoveryFilePath } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods } from '../../../src/core/bridge/protocol';
 import { EditorBridgeClient } from '../../../server/editor-bridge-client';
+import { RawServer } from '../hardening/raw-server';
 import { call, callError, callOk, startServer, textOf } from './harness';
 
 const packageVersion = (JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
@@ -350,6 +351,31 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.equal(textOf(whole), bridge.editor.content);
     } finally {
       await h.close();
+    }
+  });
+
+  it('names an answer size over the limit when a long request id is what makes the document not fit', async function () {
+    this.timeout(60_000);
+    const raw = new RawServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      await raw.initialize();
+      const limit = 10_420_224;
+      // About 1 000 bytes under the limit with a short id; a 2 000-character id takes it over.
+      const probe = await raw.request('a', 'tools/call', { name: 'get_editor_content', arguments: {} });
+      assert.equal((probe.result as { isError?: boolean }).isError, undefined);
+      const small = Buffer.byteLength(JSON.stringify(probe.result)) + 1024;
+      bridge.editor.content = `${bridge.editor.content}${'x'.repeat(Math.floor((limit - small - 1000) / 2))}`;
+      const fits = await raw.request('b', 'tools/call', { name: 'get_editor_content', arguments: {} });
+      assert.equal((fits.result as { isError?: boolean }).isError, undefined, 'fits with a short id');
+      const long = 'i'.repeat(2000);
+      const refused = (await raw.request(long, 'tools/call', { name: 'get_editor_content', arguments: {} })).result as { isError?: boolean; content: Array<{ text: string }> };
+      assert.equal(refused.isError, true);
+      const [, bytes, over] = /make an answer of about (\d+) bytes .* over the limit of (\d+) bytes/.exec(refused.content[0].text) ?? [];
+      assert.equal(Number(over), limit);
+      assert.ok(Number(bytes) > limit, refused.content[0].text.slice(0, 300));
+    } finally {
+      raw.child.kill();
+      await raw.exited;
     }
   });
 
