@@ -45,6 +45,9 @@ function incompatible(address: string, window: { protocolVersion: number; versio
   );
 }
 
+/** Bytes a bridge may send before it has answered authentication (the answer takes a few hundred). */
+const PRE_AUTH_BYTES = 1024 * 1024;
+
 interface Endpoint {
   address: string;
   token: string;
@@ -60,6 +63,10 @@ export class EditorBridgeClient {
   private connecting: Promise<MessageConnection> | undefined;
   /** Where `connection` leads. */
   private inUse: Endpoint | undefined;
+  /** Calls waiting on each connection. */
+  private readonly pending = new Map<MessageConnection, number>();
+  /** Connections no new call uses, each closed by its function once its calls have their answers. */
+  private readonly retired = new Map<MessageConnection, () => void>();
 
   constructor(private readonly options: EditorBridgeOptions) {}
 
@@ -76,10 +83,29 @@ export class EditorBridgeClient {
   }
 
   dispose(): void {
+    for (const close of [...this.retired.values()]) close();
     this.connection?.dispose();
     this.socket?.destroy();
     this.connection = undefined;
     this.socket = undefined;
+  }
+
+  /**
+   * Stops using the connection for new calls (they look for the editor again) but lets the calls waiting on it have
+   * their answers: the window is still there, and an edit it is making is not reported lost. Closed once they have.
+   */
+  private retire(): void {
+    const { connection, socket } = this;
+    if (!connection || !socket) return;
+    this.connection = undefined;
+    this.socket = undefined;
+    const close = () => {
+      this.retired.delete(connection);
+      connection.dispose();
+      socket.destroy();
+    };
+    if ((this.pending.get(connection) ?? 0) === 0) close();
+    else this.retired.set(connection, close);
   }
 
   /**
@@ -198,6 +224,18 @@ export class EditorBridgeClient {
     connection.onError(forget);
     socket.on('close', forget);
     socket.on('error', forget);
+    // Until the bridge has shown itself a window of VS Code, it may send no more than an answer to authenticate
+    // takes: any socket named by a discovery file or the environment could otherwise fill this process's memory.
+    let preAuth = 0;
+    let overBudget = false;
+    const countPreAuth = (chunk: Buffer) => {
+      preAuth += chunk.length;
+      if (preAuth > PRE_AUTH_BYTES) {
+        overBudget = true;
+        forget();
+      }
+    };
+    socket.on('data', countPreAuth);
     connection.listen();
     let folders: string[];
     try {
@@ -210,8 +248,12 @@ export class EditorBridgeClient {
       const window = incompatibleData.safeParse(result);
       if (window.success && window.data.protocolVersion !== BRIDGE_PROTOCOL_VERSION) throw incompatible(endpoint.address, window.data);
       folders = authenticateResult.parse(result).workspaceFolders;
+      socket.off('data', countPreAuth);
     } catch (err) {
       forget();
+      if (overBudget) {
+        throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge at ${endpoint.address} sent more than ${PRE_AUTH_BYTES} bytes before authenticating: it is no VS Code window)`);
+      }
       if (err instanceof NotesError) throw err;
       if (err instanceof ResponseError && err.code === BridgeErrorCodes.unauthorized) {
         throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the editor bridge refused the token from ${endpoint.source})`);
@@ -241,8 +283,9 @@ export class EditorBridgeClient {
   private async request<T extends { uri: string; path: string | null }>(method: string, params: object, schema: z.ZodType<T>): Promise<T> {
     // A window found through its discovery file that has removed it since (the workspace left the window) is no
     // longer the editor to drive: the next call looks again (one stat per call).
-    if (this.connection && this.inUse?.discovered && !fs.existsSync(this.inUse.source)) this.dispose();
+    if (this.connection && this.inUse?.discovered && !fs.existsSync(this.inUse.source)) this.retire();
     const connection = await this.connect();
+    this.pending.set(connection, (this.pending.get(connection) ?? 0) + 1);
     const timeout = this.options.requestTimeoutMs ?? 10000;
     let result: unknown;
     const edits = method !== BridgeMethods.getEditorContent;
@@ -282,6 +325,12 @@ export class EditorBridgeClient {
       throw lost((err as Error).message);
     } finally {
       cancel.dispose();
+      const left = (this.pending.get(connection) ?? 1) - 1;
+      if (left > 0) this.pending.set(connection, left);
+      else {
+        this.pending.delete(connection);
+        this.retired.get(connection)?.();
+      }
     }
     const parsed = schema.safeParse(result);
     if (!parsed.success) throw new NotesError('INTERNAL', `The editor bridge answered ${method} with an unexpected shape: ${parsed.error.message}`);

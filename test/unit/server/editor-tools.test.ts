@@ -218,6 +218,62 @@ describe('MCP editor tools through the editor bridge', () => {
     }
   });
 
+  it('lets an edit in progress finish when the window removes its discovery file meanwhile; the next call looks again', async () => {
+    const other = new FakeBridge();
+    await other.listen();
+    other.editor.content = '# Other window';
+    bridge.editor.delays = { [BridgeMethods.setEditorContent]: 1500 };
+    const h = await startServer();
+    try {
+      const write = (pid: number, target: FakeBridge) => {
+        const file = discoveryFilePath(h.configDir, h.workspace, pid);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: target.address, token: target.token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
+        return file;
+      };
+      const first = write(process.pid, bridge);
+      const editing = callOk<{ success: boolean }>(h.client, 'set_editor_content', { content: '# Edited' });
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the edit is under way in the first window
+      fs.rmSync(first);
+      write(process.ppid, other);
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Other window');
+      assert.equal((await editing).success, true, 'the edit was answered, not cut off as a lost connection');
+      assert.equal(bridge.editor.content, '# Edited');
+    } finally {
+      await h.close();
+      await other.close();
+    }
+  });
+
+  it('drops a bridge that sends more than an authentication answer takes before it has authenticated, and keeps serving', async function () {
+    if (process.platform === 'win32') this.skip(); // the flood is sent over a Unix socket
+    let sent = 0;
+    const flood = net.createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write(`Content-Length: ${500 * 1024 * 1024}\r\n\r\n`);
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      const more = () => {
+        while (sent < 8 * 1024 * 1024 && !socket.destroyed) {
+          sent += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', more);
+        }
+      };
+      more();
+    });
+    const address = path.join(bridge.dir, 'flood.sock');
+    await new Promise<void>((resolve) => flood.listen(address, resolve));
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: address, NOTESAPP_BRIDGE_TOKEN: 'x' } });
+    try {
+      const message = await callError(h.client, 'get_editor_content');
+      assert.ok(message.includes(`(the bridge at ${address} sent more than 1048576 bytes before authenticating: it is no VS Code window)`), message);
+      assert.ok(sent < 8 * 1024 * 1024, `the server stopped reading after ${sent} bytes`);
+      assert.equal((await callOk<{ path: string }>(h.client, 'get_workspace_info')).path, h.workspace, 'still serving');
+    } finally {
+      await h.close();
+      flood.close();
+    }
+  });
+
   it('refuses a bridge address longer than a socket path may be instead of connecting where Node would cut it', async function () {
     if (process.platform === 'win32') this.skip(); // Windows names pipes, which have no such limit
     const long = `${bridge.dir}/${'d'.repeat(120)}/bridge.sock`;
