@@ -173,15 +173,23 @@ export class EditorBridgeClient {
   /** Tries each endpoint in turn; when none answers, the error names the first one's reason. */
   private async open(): Promise<MessageConnection> {
     const endpoints = this.endpoints();
+    // Windows that accept and never answer cost the connect timeout each: past a few, the call is not kept waiting
+    // (the server's own 30 s timeout would answer it otherwise, with no word of the editor).
+    const budget = 2.5 * (this.options.connectTimeoutMs ?? 2000);
+    const started = Date.now();
     let first: NotesError | undefined;
+    let tried = 0;
     for (const endpoint of endpoints) {
+      if (tried > 0 && Date.now() - started >= budget) break;
+      tried++;
       try {
         return await this.openOne(endpoint);
       } catch (err) {
         first ??= err as NotesError;
       }
     }
-    if (endpoints.length > 1 && first) first.message += ` (and ${endpoints.length - 1} more VS Code window(s) with this workspace did not answer either)`;
+    if (tried > 1 && first) first.message += ` (and ${tried - 1} more VS Code window(s) with this workspace did not answer either)`;
+    if (tried < endpoints.length && first) first.message += ` (${endpoints.length - tried} more not tried: ${Math.round(budget)} ms were spent)`;
     throw first;
   }
 

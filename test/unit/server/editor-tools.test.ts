@@ -218,6 +218,25 @@ describe('MCP editor tools through the editor bridge', () => {
     }
   });
 
+  it('gives up on windows that never answer after a few of them, naming how many were not tried', async function () {
+    this.timeout(30_000);
+    bridge.editor.silent = true;
+    const h = await startServer();
+    try {
+      // Twenty windows, all silent (accepting, never answering): 2 s each, one after another, was 40 s.
+      for (let i = 0; i < 20; i++) {
+        const pid = i === 0 ? process.pid : 4_000_000 + i;
+        const file = discoveryFilePath(h.configDir, h.workspace, pid);
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
+      }
+      const message = await callError(h.client, 'get_editor_content');
+      assert.match(message, /^No VS Code editor is attached.*\(the bridge did not answer authentication within 2000 ms\) \(and 2 more VS Code window\(s\) with this workspace did not answer either\) \(17 more not tried: 5000 ms were spent\)$/);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('lets an edit in progress finish when the window removes its discovery file meanwhile; the next call looks again', async () => {
     const other = new FakeBridge();
     await other.listen();
