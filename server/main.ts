@@ -54,13 +54,17 @@ function rememberConfigReads(): void {
   useConfigLoadMemo(configLoadCache(dir, build, (message) => log('debug', message)));
 }
 
-function loadConfig(file: string): { config: NotesConfig; unusable: boolean } {
+function loadConfig(file: string): { config: NotesConfig; unusable: boolean; readError?: string } {
   // Same reading as the extension: migrated in memory, invalid fields defaulted; the server never writes the file.
   const { config, problems, migrated, migrationNotes, readError, syntaxError } = loadConfigFile(file);
   if (migrated) log('info', `Configuration ${file} is of an older version; migrated in memory (the file is not changed): ${migrationNotes.map((n) => n.trim()).join('; ')}`);
-  // Each problem says what stands in its place: a default, or nothing for a setting this version does not know.
-  if (problems.length) log('error', `Configuration ${file} has problems:\n  ${problems.join('\n  ')}`);
-  return { config, unusable: (readError ?? syntaxError) !== undefined };
+  if (readError !== undefined || syntaxError !== undefined) {
+    log('error', `Configuration ${file} cannot be used; the server starts on the defaults:\n  ${problems.join('\n  ')}`);
+  } else if (problems.length) {
+    // Each problem says what stands in its place: a default, or nothing for a setting this version does not know.
+    log('error', `Configuration ${file} has problems:\n  ${problems.join('\n  ')}`);
+  }
+  return { config, unusable: (readError ?? syntaxError) !== undefined, ...(readError === undefined ? {} : { readError }) };
 }
 
 /**
@@ -72,11 +76,13 @@ function loadConfig(file: string): { config: NotesConfig; unusable: boolean } {
  * for one typo. The server keeps the settings it had instead, except that a server or tool category the readable
  * part of the file turns off is off.
  */
-function configWatcher(file: string, start: { config: NotesConfig; unusable: boolean }): (apply: (config: NotesConfig) => void) => () => void {
+function configWatcher(file: string, start: { config: NotesConfig; unusable: boolean; readError?: string }): (apply: (config: NotesConfig) => void) => () => void {
   return (apply) => {
     const store = new ConfigStore({
       file,
       readOnly: true,
+      // Logged at the start already: once while it lasts.
+      unreadable: start.readError,
       logger: { info: (m) => log('info', m), warn: (m) => log('warn', m), error: (m) => log('error', m) },
     });
     let lastUsable = start.config;

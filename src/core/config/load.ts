@@ -79,7 +79,7 @@ function interpret(bytes: Buffer): ConfigFileLoad {
   if (!parsed.ok) {
     const config = defaultConfig();
     const kept = keepSwitchesOff(config, [parsed.recovered, readLeniently(text)]);
-    const problem = `not valid JSON: ${parsed.error} (defaults used${kept.length ? `, but what the file turns off stays off: ${kept.join(', ')}` : ''})`;
+    const problem = `not valid JSON: ${parsed.error}${kept.length ? ` (what the file turns off stays off: ${kept.join(', ')})` : ''}`;
     return { config, migrated: false, bytes, text, syntaxError: parsed.error, migrationNotes: [], ...encoding, problems: [...encoding.problems, problem] };
   }
   const raw = parsed.value;

@@ -41,12 +41,23 @@ export interface ConfigStoreOptions {
   readOnly?: boolean;
   /** Called when the file turns invalid (the extension offers to open or reset it); not again while it stays invalid. */
   onInvalid?: (report: ConfigReport) => void;
+  /** Why the file could not be read, as its owner already logged it: not logged again while it lasts. */
+  unreadable?: string;
 }
 
 export type ConfigListener = (newConfig: NotesConfig, oldConfig: NotesConfig, read: Pick<ConfigReport, 'unusable'>) => void;
 
 /** How often a watched config file's status is checked, besides the watch of its folder. */
 const CONFIG_POLL_MS = 1000;
+
+/**
+ * What an invalid file means for its readers. Invalid values are replaced by their defaults; a file that is not JSON
+ * cannot be read at all, and what stands in for it is each reader's to say (a running server and the extension keep
+ * the settings they had, a start takes the defaults), so it is not claimed here.
+ */
+function invalidMeans(report: ConfigReport): string {
+  return report.unusable ? 'nothing of it is used until it is fixed' : 'the invalid values are replaced by defaults in memory';
+}
 
 const silent: ConfigLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -82,6 +93,7 @@ export class ConfigStore {
     this.debounceMs = options.debounceMs ?? 100;
     this.onInvalid = options.onInvalid;
     this.readOnly = options.readOnly === true;
+    this.unreadable = options.unreadable;
   }
 
   /**
@@ -162,14 +174,14 @@ export class ConfigStore {
     if (this.invalidSeen) {
       this.invalidSeen.contents.add(key);
       report.backupPath = this.invalidSeen.backupPath;
-      this.logger.warn(`Configuration ${this.file} is still invalid; the invalid values are replaced by defaults in memory:\n  ${problems.join('\n  ')}`);
+      this.logger.warn(`Configuration ${this.file} is still invalid; ${invalidMeans(report)}:\n  ${problems.join('\n  ')}`);
       return;
     }
     const backupPath = this.readOnly ? undefined : writeBackup(this.file, 'invalid', bytes).path;
     report.backupPath = backupPath;
     this.invalidSeen = { contents: new Set([key]), backupPath };
     this.logger.error(
-      `Configuration ${this.file} is invalid; the invalid values are replaced by defaults in memory${backupPath ? ` (backup: ${backupPath})` : ''}:\n  ${problems.join('\n  ')}`,
+      `Configuration ${this.file} is invalid; ${invalidMeans(report)}${backupPath ? ` (backup: ${backupPath})` : ''}:\n  ${problems.join('\n  ')}`,
     );
     this.onInvalid?.(report);
   }

@@ -45,7 +45,7 @@ describe('config recovery from an invalid file', () => {
     expected.integrations.mcp.tools.editor = false;
     expected.integrations.mcp.tools.ai = false;
     assert.deepEqual(load.config, expected, 'theme and every other value are the defaults; the switches that are off stay off');
-    assert.match(load.problems[0], /^not valid JSON: CommaExpected .*\(defaults used, but what the file turns off stays off: integrations\.mcp\.enabled, integrations\.mcp\.tools\.editor, integrations\.mcp\.tools\.ai\)$/);
+    assert.match(load.problems[0], /^not valid JSON: CommaExpected .*\(what the file turns off stays off: integrations\.mcp\.enabled, integrations\.mcp\.tools\.editor, integrations\.mcp\.tools\.ai\)$/);
 
     // A file of an older version has its switch found too, where migration moves it (`mcp` -> `integrations.mcp`).
     fs.writeFileSync(tmp.file, '{ "version": "1.0.0", "mcp": { "enabled": false }, "theme": "dark" "x": 1 }');

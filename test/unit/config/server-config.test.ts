@@ -58,6 +58,24 @@ describe('the MCP server reads the configuration like the extension', () => {
     assert.deepEqual(fs.readdirSync(tmp.dir), ['config.json']);
   });
 
+  it('starts on the defaults from a file that is not JSON, and says so', async () => {
+    fs.writeFileSync(tmp.file, '{ "theme": "dark" "editor": { "fontSize": 20 } }');
+    await withServer(tmp.file, tmp.dir, async (client, stderr) => {
+      assert.equal(await configValue(client, 'editor.fontSize'), 16);
+      assert.match(stderr(), /Configuration .* cannot be used; the server starts on the defaults:\n {2}not valid JSON: CommaExpected at line 1, column 19/);
+    });
+  });
+
+  it('logs a file it cannot read once, not again when its watch first reads it', async () => {
+    fs.mkdirSync(tmp.file); // a folder where the file should be
+    await withServer(tmp.file, tmp.dir, async (client, stderr) => {
+      assert.equal(await configValue(client, 'editor.fontSize'), 16);
+      // The watch reads the file once it stands (after 100 ms of quiet), and again at its first status check.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(stderr().match(/EISDIR/g)?.length, 1, stderr());
+    });
+  });
+
   it('defaults only the invalid fields of a partly invalid file and says which on stderr', async () => {
     fs.writeFileSync(tmp.file, JSON.stringify({ version: '1.1.0', theme: 'dark', editor: { fontSize: 99, lineHeight: 2 } }));
     await withServer(tmp.file, tmp.dir, async (client, stderr) => {
@@ -231,6 +249,9 @@ describe('a running MCP server follows changes of its config file', function () 
     // Half-way through typing a new key: the comma after it is still missing.
     fs.writeFileSync(tmp.file, '{\n  "security": { "maxFileSize": 1000 },\n  "files": { "excludePatterns": ["**/private/**"] }\n  "theme": "dark"\n}\n');
     await stderrShows(/cannot be used \(CommaExpected .*\); the server keeps the settings it had until the file can be read again/);
+    // The store's own line says only that nothing of the file is used: no claim of defaults the server does not take.
+    assert.match(stderr, /is invalid; nothing of it is used until it is fixed:\n {2}not valid JSON: CommaExpected/);
+    assert.doesNotMatch(stderr, /replaced by defaults|defaults used/);
     assert.equal(await configValue(client, 'security.maxFileSize'), 1000);
     const big = await client.callTool({ name: 'read_file', arguments: { path: 'big.md' } });
     assert.equal(big.isError, true, 'the file size limit still holds');
