@@ -1,6 +1,7 @@
 // get/set plugin setting (spec 4.3): values live in plugins.settings.<plugin_name>.<key> of config.json.
 import { z } from 'zod';
 import type { ConfigStore } from '../../core/config';
+import { NotesError } from '../../core/errors';
 
 /**
  * A plugin name or key: text as given (surrounding whitespace is refused, not trimmed: " apiKey" and "apiKey" would
@@ -88,7 +89,12 @@ export { isSecretKey } from '../../core/config';
 /** The stored value, or undefined when the plugin or key has none (only the file's own entries count). */
 export async function getPluginSetting(store: ConfigStore, pluginName: string, key: string): Promise<unknown> {
   const a = checkArgs(pluginSettingNames, 'get plugin setting', { plugin_name: pluginName, key });
-  const all = (await store.readConfig()).plugins.settings;
+  const read = await store.inspect();
+  // A file that is not JSON, or cannot be read, reads as the defaults: "not set" would be wrong about what it holds.
+  if (read.unusable !== undefined) {
+    throw new NotesError('CONFIG_INVALID', `Configuration ${store.file} cannot be used (${read.unusable}), so what it holds for "${a.plugin_name}" is not known: fix the file ("Notes: Open Configuration") and try again.`);
+  }
+  const all = read.config.plugins.settings;
   const settings = Object.hasOwn(all, a.plugin_name) ? all[a.plugin_name] : undefined;
   return settings && Object.hasOwn(settings, a.key) ? settings[a.key] : undefined;
 }

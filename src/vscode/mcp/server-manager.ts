@@ -221,7 +221,12 @@ export class ServerManager implements vscode.Disposable {
     const port = this.nextPort();
     const launch = withoutSnapshot ? { ...this.o.launch(), snapshot: undefined } : this.o.launch();
     // A folder that is not there would make the spawn itself fail ("spawn node ENOENT"): say which folder instead.
-    const folderProblem = launch.workspaceFolder === undefined ? undefined : notesFolderProblem(launch.workspaceFolder);
+    // No folder at all (gone during an automatic restart's wait) is refused too: without --workspace the server
+    // would serve its working folder, the extension's own.
+    const folderProblem =
+      launch.workspaceFolder === undefined
+        ? 'there is no notes folder (open a local folder, or set workspace.defaultPath in the configuration)'
+        : notesFolderProblem(launch.workspaceFolder);
     if (folderProblem) {
       this.lastError = `The MCP server did not start: ${folderProblem}`;
       this.o.log.error(this.lastError);

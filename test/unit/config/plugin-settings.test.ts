@@ -56,6 +56,14 @@ describe('plugin settings', () => {
     assert.equal(fs.readFileSync(tmp.file, 'utf8'), fileText);
   });
 
+  it('refuses to read a setting from a file that is not JSON, rather than say it is not set', async () => {
+    const text = '{ "plugins": { "settings": { "sync": { "apiKey": "k" } } } "theme": "dark" }';
+    fs.writeFileSync(tmp.file, text);
+    await assert.rejects(getPluginSetting(store, 'sync', 'apiKey'), /cannot be used \(CommaExpected .*\), so what it holds for "sync" is not known: fix the file/);
+    fs.writeFileSync(tmp.file, text.replace('} "theme"', '}, "theme"'));
+    assert.equal(await getPluginSetting(store, 'sync', 'apiKey'), 'k');
+  });
+
   it('refuses "__proto__" as a plugin name or key, to read or to set, and writes nothing', async () => {
     fs.writeFileSync(tmp.file, fileText);
     const invalid: unknown[] = [];

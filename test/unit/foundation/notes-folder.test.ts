@@ -213,6 +213,24 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
       assert.equal(await shownFolder(), null);
     });
 
+    it('a save of the file that is not JSON leaves the server on workspace.defaultPath, and fixing it changes nothing', async function () {
+      this.timeout(30_000);
+      const [first] = folders('First');
+      const api = open(first);
+      const before = await started(api);
+      const text = fs.readFileSync(store.file, 'utf8');
+      // Half-way through typing: a comma missing. The defaults it reads as would have no defaultPath.
+      fs.writeFileSync(store.file, text.replace(/\{/, '{ "theme": "dark"'));
+      await new Promise((resolve) => setTimeout(resolve, 1500)); // the watch reads it after 100 ms of quiet
+      assert.deepEqual([api.serverStatus().is_running, api.serverStatus().pid], [true, before.pid], 'still running, the same process');
+      assert.equal(api.notesFolder(), first);
+      assert.equal(api.mcpServerDefinitions().length, 1, 'still offered to VS Code chat');
+      fs.writeFileSync(store.file, text);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.deepEqual([api.serverStatus().is_running, api.serverStatus().pid], [true, before.pid]);
+      assert.equal(await served(api), first);
+    });
+
     it('the local folder served removed from the window: the server moves to the next notes folder', async function () {
       this.timeout(30_000);
       const [local, fallback] = folders('local', 'fallback');

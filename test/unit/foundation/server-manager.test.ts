@@ -59,6 +59,28 @@ describe('extension: the MCP server manager', () => {
     assert.equal(manager.status().port, 7000);
   });
 
+  it('does not restart a crashed server once there is no notes folder: it would serve its working folder, the extension', async function () {
+    this.timeout(30_000);
+    const started = await manager.start();
+    assert.equal(started.is_running, true, String(started.last_error));
+    const folder = launch().workspaceFolder;
+    // The notes folder goes during the restart's wait (workspace.defaultPath cleared in a window with none open).
+    const withFolder = launch;
+    launch = () => ({ ...withFolder(), workspaceFolder: undefined });
+    const settled = new Promise<void>((resolve) => {
+      const sub = manager.onDidChangeStatus((s) => {
+        if (!s.is_running && /did not start: there is no notes folder/.test(String(s.last_error))) {
+          sub.dispose();
+          resolve();
+        }
+      });
+    });
+    process.kill(started.pid as number, 'SIGKILL');
+    await settled;
+    assert.equal(manager.status().is_running, false);
+    assert.ok(folder, 'it had one');
+  });
+
   it('disposed while the server starts (VS Code not waiting for deactivate): the server process is ended all the same', async function () {
     this.timeout(30_000);
     // The built server behind a wrapper that says which process it is.
