@@ -220,7 +220,8 @@ takes it back) and stops applying until
 configuration (\`workspace.defaultPath\` or one of \`workspace.recentWorkspaces\`, among the open folders; letter case
 ignored on Windows and macOS) is applied at once; any other folder is
 asked once ("Apply" / "Not for This Folder"), so that a code project opened while the extension is installed never gets
-its settings changed silently; "Apply" applies the file as it is when you answer. Run "Remove Applied VS Code
+its settings changed silently; "Apply" applies the file as it is when you answer (one that is not usable then
+applies nothing, and a notification says why; the question comes again at the next start). Run "Remove Applied VS Code
 Settings" before you disable or uninstall the extension: VS Code tells an extension nothing when it is uninstalled,
 so the values it applied stay in the folder's settings otherwise (remove them by hand then).
 

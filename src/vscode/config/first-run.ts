@@ -34,5 +34,11 @@ export async function firstTimeInFolder(
       if (choice === 'Apply') await applied.apply(await current(), { enable: true });
       else if (choice === 'Not for This Folder') await applied.decline();
     })
-    .then(undefined, (err) => log.error(`Applying the configuration failed: ${(err as Error).message}`));
+    .then(undefined, (err) => {
+      // The answer was "Apply": it did not happen, and the user is told why (the file may have become unusable
+      // while the question was shown), not only the log. The question comes again at the next start.
+      const message = `Applying the configuration failed: ${(err as Error).message}`;
+      log.error(message);
+      void vscode.window.showErrorMessage(message);
+    });
 }
