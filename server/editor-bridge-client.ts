@@ -45,6 +45,9 @@ function incompatible(address: string, window: { protocolVersion: number; versio
   );
 }
 
+/** How long a connection no call uses any more stays open after its last call has its answer. */
+const RETIRED_CLOSE_DELAY_MS = 1000;
+
 /** Bytes a bridge may send before it has answered authentication (the answer takes a few hundred). */
 const PRE_AUTH_BYTES = 1024 * 1024;
 
@@ -101,8 +104,11 @@ export class EditorBridgeClient {
     this.socket = undefined;
     const close = () => {
       this.retired.delete(connection);
-      connection.dispose();
-      socket.destroy();
+      // A moment later: a request withdrawn just now still has its cancellation to write on it.
+      setTimeout(() => {
+        connection.dispose();
+        socket.destroy();
+      }, RETIRED_CLOSE_DELAY_MS).unref();
     };
     if ((this.pending.get(connection) ?? 0) === 0) close();
     else this.retired.set(connection, close);
@@ -303,9 +309,12 @@ export class EditorBridgeClient {
       result = await this.withTimeout(
         connection.sendRequest(method, params, cancel.token),
         timeout,
-        // The connection stays: other requests on it may be answered, and a busy VS Code may answer later ones.
+        // The other requests on the connection stay: they may still be answered there. New calls open another
+        // connection, and this one closes once those have their answers: the request timed out is withdrawn, but the
+        // connection would keep what it sent (5 MB for a large edit) until an answer that may never come.
         () => {
           cancel.cancel();
+          if (this.connection === connection) this.retire();
           return new NotesError(
             'NO_EDITOR',
             `VS Code did not answer ${method} within ${timeout} ms.` +
