@@ -364,12 +364,17 @@ describe('config store', () => {
       assert.deepEqual(themes, ['dark']);
     });
 
-    it('goes on reporting changes after its folder is deleted and made again', async () => {
-      await store.updateConfig({ theme: 'light' });
+    /** Watches `watched`, recording each theme it reports; `next()` resolves at the report after it is called. */
+    const watchThemes = (watched: ConfigStore) => {
       const themes: string[] = [];
       let wake: (() => void) | undefined;
-      const next = () => new Promise<void>((resolve) => (wake = resolve));
-      stops.push(store.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      stops.push(watched.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      return { themes, next: () => new Promise<void>((resolve) => (wake = resolve)) };
+    };
+
+    it('goes on reporting changes after its folder is deleted and made again', async () => {
+      await store.updateConfig({ theme: 'light' });
+      const { themes, next } = watchThemes(store);
       let change = next();
       fs.rmSync(tmp.dir, { recursive: true, force: true });
       await change; // back to the defaults: the file is gone
@@ -386,10 +391,7 @@ describe('config store', () => {
     it('reads the file again when its folder is moved away and back, unchanged', async function () {
       this.timeout(20_000);
       await store.updateConfig({ theme: 'dark' });
-      const themes: string[] = [];
-      let wake: (() => void) | undefined;
-      const next = () => new Promise<void>((resolve) => (wake = resolve));
-      stops.push(store.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      const { themes, next } = watchThemes(store);
       let change = next();
       const away = `${tmp.dir}.away`;
       fs.renameSync(tmp.dir, away);
@@ -407,10 +409,7 @@ describe('config store', () => {
       fs.mkdirSync(`${tmp.dir}/link`);
       fs.symlinkSync(`${tmp.dir}/real/config.json`, `${tmp.dir}/link/config.json`);
       const linked = new ConfigStore({ file: `${tmp.dir}/link/config.json`, debounceMs: 20 });
-      const themes: string[] = [];
-      let wake: (() => void) | undefined;
-      const next = () => new Promise<void>((resolve) => (wake = resolve));
-      stops.push(linked.watchConfig((n) => (themes.push(n.theme), wake?.())));
+      const { themes, next } = watchThemes(linked);
       let change = next();
       fs.renameSync(`${tmp.dir}/real`, `${tmp.dir}/away`);
       await change; // the link leads nowhere: the defaults

@@ -36,6 +36,14 @@ interface FakeEditor {
   refuses?: { protocolVersion: number; version: string };
 }
 
+/** Writes the discovery file a window of process `pid` would write for the harness's workspace; returns its path. */
+function writeDiscovery(h: { configDir: string; workspace: string }, pid: number, address: string, token: string): string {
+  const file = discoveryFilePath(h.configDir, h.workspace, pid);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address, token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
+  return file;
+}
+
 class FakeBridge {
   readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'notesapp-bridge-'));
   readonly address = process.platform === 'win32' ? `\\\\.\\pipe\\notesapp-test-${process.pid}-${Date.now()}` : path.join(this.dir, 'bridge.sock');
@@ -231,9 +239,7 @@ describe('MCP editor tools through the editor bridge', () => {
       // Twenty windows, all silent (accepting, never answering): 2 s each, one after another, was 40 s.
       for (let i = 0; i < 20; i++) {
         const pid = i === 0 ? process.pid : 4_000_000 + i;
-        const file = discoveryFilePath(h.configDir, h.workspace, pid);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
+        writeDiscovery(h, pid, bridge.address, bridge.token);
       }
       const message = await callError(h.client, 'get_editor_content');
       assert.match(message, /^No VS Code editor is attached.*\(the bridge did not answer authentication within 2000 ms\) \(and 2 more VS Code window\(s\) with this workspace did not answer either\) \(17 more not tried: 5000 ms were spent\)$/);
@@ -249,12 +255,7 @@ describe('MCP editor tools through the editor bridge', () => {
     bridge.editor.delays = { [BridgeMethods.setEditorContent]: 1500 };
     const h = await startServer();
     try {
-      const write = (pid: number, target: FakeBridge) => {
-        const file = discoveryFilePath(h.configDir, h.workspace, pid);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: target.address, token: target.token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
-        return file;
-      };
+      const write = (pid: number, target: FakeBridge) => writeDiscovery(h, pid, target.address, target.token);
       const first = write(process.pid, bridge);
       const editing = callOk<{ success: boolean }>(h.client, 'set_editor_content', { content: '# Edited' });
       await new Promise((resolve) => setTimeout(resolve, 300)); // the edit is under way in the first window
@@ -344,12 +345,7 @@ describe('MCP editor tools through the editor bridge', () => {
     other.editor.content = '# Other window';
     const h = await startServer();
     try {
-      const write = (pid: number, target: FakeBridge) => {
-        const file = discoveryFilePath(h.configDir, h.workspace, pid);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: target.address, token: target.token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
-        return file;
-      };
+      const write = (pid: number, target: FakeBridge) => writeDiscovery(h, pid, target.address, target.token);
       const first = write(process.pid, bridge);
       assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
       write(process.ppid, other);
