@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
-import { discoveryDir, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile, socketPathMax } from '../src/core/bridge/discovery';
+import { bridgeAddressProblem, discoveryDir, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile } from '../src/core/bridge/discovery';
 import { socketConnection } from '../src/core/bridge/framing';
 import {
   authenticateResult,
@@ -201,10 +201,8 @@ export class EditorBridgeClient {
 
   private async openOne(endpoint: Endpoint): Promise<MessageConnection> {
     const connectTimeout = this.options.connectTimeoutMs ?? 2000;
-    if (process.platform !== 'win32' && Buffer.byteLength(endpoint.address) > socketPathMax()) {
-      // Node would cut it short and connect to whatever is at the shorter path.
-      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge address ${endpoint.address} is longer than the ${socketPathMax()} bytes a socket path may have)`);
-    }
+    const problem = bridgeAddressProblem(endpoint.address);
+    if (problem) throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge address ${endpoint.address} ${problem})`);
     const socket = net.connect(endpoint.address);
     try {
       await this.withTimeout(

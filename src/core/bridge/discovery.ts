@@ -100,3 +100,14 @@ export function readDiscoveryFile(file: string, uid = process.getuid?.()): { tex
 export function socketPathMax(platform = process.platform): number {
   return platform === 'linux' ? 107 : 103;
 }
+
+/**
+ * Why a server does not connect to `address`, or undefined: on Windows only a pipe of this machine (`\\.\pipe\…`;
+ * `\\host\pipe\…` would reach another computer with the token), elsewhere no socket path longer than the platform
+ * takes (Node would cut it short and connect to whatever is at the shorter path).
+ */
+export function bridgeAddressProblem(address: string, platform = process.platform): string | undefined {
+  if (platform === 'win32') return /^\\\\[.?]\\pipe\\/i.test(address) ? undefined : 'is not a named pipe of this computer (\\\\.\\pipe\\…)';
+  if (Buffer.byteLength(address) > socketPathMax(platform)) return `is longer than the ${socketPathMax(platform)} bytes a socket path may have`;
+  return undefined;
+}

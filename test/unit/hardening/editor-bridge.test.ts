@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { discoveryDir, discoveryFileNames, discoveryFilePath, folderHolds, parseDiscoveryFileName, processAlive } from '../../../src/core/bridge/discovery';
+import { bridgeAddressProblem, discoveryDir, discoveryFileNames, discoveryFilePath, folderHolds, parseDiscoveryFileName, processAlive } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods, discoveryFile } from '../../../src/core/bridge/protocol';
 import { BridgeServer, DEFAULT_BRIDGE_LIMITS, type BridgeLimits, type EditorHandlers } from '../../../src/vscode/bridge/bridge-server';
 import { DiscoveryFiles } from '../../../src/vscode/bridge/discovery-writer';
@@ -286,6 +286,17 @@ describe('editor bridge discovery helpers', () => {
     assert.equal(folderHolds('/home/me/notes/', '/home/me/notes', 'linux'), true);
     assert.equal(folderHolds('/home/me/notes', '/home/me/notes-old', 'linux'), false);
     assert.equal(folderHolds('C:\\Notes', 'c:\\notes\\daily', 'win32'), true);
+  });
+
+  it('take only an address of this computer that the platform can open whole', () => {
+    assert.equal(bridgeAddressProblem('\\\\.\\pipe\\notesapp-bridge-0123abcd', 'win32'), undefined);
+    assert.equal(bridgeAddressProblem('\\\\?\\PIPE\\notesapp-bridge-0123abcd', 'win32'), undefined);
+    for (const remote of ['\\\\fileserver\\pipe\\notesapp-bridge-1', '//fileserver/pipe/x', 'C:\\temp\\bridge.sock']) {
+      assert.equal(bridgeAddressProblem(remote, 'win32'), 'is not a named pipe of this computer (\\\\.\\pipe\\…)', remote);
+    }
+    assert.equal(bridgeAddressProblem(`/tmp/${'x'.repeat(102)}`, 'linux'), undefined, '107 bytes');
+    assert.equal(bridgeAddressProblem(`/tmp/${'x'.repeat(103)}`, 'linux'), 'is longer than the 107 bytes a socket path may have');
+    assert.equal(bridgeAddressProblem(`/tmp/${'x'.repeat(99)}`, 'darwin'), 'is longer than the 103 bytes a socket path may have');
   });
 
   it('read back the name discoveryFilePath writes, and nothing else', () => {
