@@ -129,20 +129,20 @@ function meantAsKeys(block: string): boolean {
 }
 
 /**
- * Splits a note into frontmatter and body; a byte-order mark belongs to neither. Broken YAML never fails a reader:
- * it gets `frontmatterError`, and the block is still not body. A `---` block that reads as something other than
- * keys (a note opening with a `---` rule, a paragraph, and another rule) is not frontmatter but the body's start,
- * as a markdown viewer shows it; update_note_metadata refuses to write keys over it.
- */
-/**
  * The frontmatter block of a note whose lines end in CR alone (classic Mac OS), read as if they ended in LF: the
- * same length, so the body starts at the same place. Undefined for any other note.
+ * same length, so the body starts at the same place. Null for any other note.
  */
 function crOnlyBlock(text: string): RegExpExecArray | null {
   if (!/^\uFEFF?---[ \t]*\r(?!\n)/.test(text)) return null;
   return FRONTMATTER_BLOCK.exec(text.replace(/\r(?!\n)/g, '\n'));
 }
 
+/**
+ * Splits a note into frontmatter and body; a byte-order mark belongs to neither. Broken YAML never fails a reader:
+ * it gets `frontmatterError`, and the block is still not body. A `---` block that reads as something other than
+ * keys (a note opening with a `---` rule, a paragraph, and another rule) is not frontmatter but the body's start,
+ * as a markdown viewer shows it; update_note_metadata refuses to write keys over it.
+ */
 export function splitNote(text: string): SplitNote {
   const whole = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const block = FRONTMATTER_BLOCK.exec(text) ?? crOnlyBlock(text);
