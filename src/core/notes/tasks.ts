@@ -1,7 +1,7 @@
 // Task-list items of a note (`- [ ] text`) with their status and 1-based file line.
 import { splitNote } from './frontmatter';
 import { analysedPart, capList } from './limits';
-import { lineOf, parseBlocks } from './markdown';
+import { lineOf, markdown, parseBlocks } from './markdown';
 
 /** Markers recognised inside the brackets, and the status each one reports. */
 export const TASK_STATUSES = {
@@ -41,5 +41,9 @@ export function extractTasks(text: string): { tasks: ExtractedTask[]; truncated:
     tasks.push({ text: (m[2] ?? '').replace(/\s*\n\s*/g, ' ').trim(), status: TASK_STATUSES[marker], line: lineOf(inline, bodyLineOffset) });
   }
   const capped = capList(tasks);
-  return { tasks: capped.items, truncated: part.truncated || capped.truncated };
+  // markdown-it reads nothing nested deeper than maxNesting levels (about 50 lists, or 100 quotes, one in another):
+  // what it passed over may hold tasks.
+  const maxNesting = markdown().options.maxNesting ?? Infinity;
+  const nestingCut = tokens.some((t) => t.level >= maxNesting - 1);
+  return { tasks: capped.items, truncated: part.truncated || capped.truncated || nestingCut };
 }

@@ -29,6 +29,17 @@ describe('notes/tasks at the start of a note', () => {
     ]);
   });
 
+  it('says the list may be cut where lists or quotes nest deeper than the markdown reader goes', () => {
+    const nested = (depth: number) => Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}- [ ] task ${i}\n`).join('');
+    assert.deepEqual(extractTasks(nested(40)), { tasks: extractTasks(nested(40)).tasks, truncated: false });
+    assert.equal(extractTasks(nested(40)).tasks.length, 40);
+    const deep = extractTasks(nested(200));
+    assert.equal(deep.tasks.length, 49, 'markdown-it reads no deeper');
+    assert.equal(deep.truncated, true);
+    const quotes = Array.from({ length: 500 }, (_, i) => `${'>'.repeat(i + 1)} - [ ] t\n`).join('');
+    assert.equal(extractTasks(quotes).truncated, true);
+  });
+
   it('finds the tasks of a note opening with a `---` rule, a list and another rule', () => {
     assert.deepEqual(extractTasks('---\nIntro line.\n---\n\n- [ ] after\n').tasks, [{ text: 'after', status: 'todo', line: 5 }]);
     // A task list between the rules is not YAML at all (`- [ ] a` does not parse): still markdown, not frontmatter.
