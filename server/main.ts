@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { configFilePath, logDir } from '../src/core/config/paths';
-import { loadConfigFile, parseConfigBytes, switchOffAsIn, useConfigLoadMemo } from '../src/core/config/load';
+import { keepingUsableSettings, loadConfigFile, parseConfigBytes, useConfigLoadMemo } from '../src/core/config/load';
 import { ConfigStore } from '../src/core/config/store';
 import { CONFIG_VERSION, type NotesConfig } from '../src/core/config/schema';
 import { createPathFilter } from '../src/core/workspace/listing';
@@ -85,21 +85,12 @@ function configWatcher(file: string, start: { config: NotesConfig; unusable: boo
       unreadable: start.readError,
       logger: { info: (m) => log('info', m), warn: (m) => log('warn', m), error: (m) => log('error', m) },
     });
-    let lastUsable = start.config;
+    const follow = keepingUsableSettings(file, start.config, 'the server');
     let current = start.config;
     // From the read the server started with: a save between it and the start of the watch is applied too.
     return store.watchConfig((read, _old, { unusable }) => {
-      let next = read;
-      if (unusable === undefined) lastUsable = read;
-      else {
-        next = structuredClone(lastUsable);
-        const off = switchOffAsIn(next, read);
-        log(
-          'warn',
-          `Configuration ${file} cannot be used (${unusable}); the server keeps the settings it had until the file can be read again` +
-            (off.length ? `, except that what the file turns off is off: ${off.join(', ')}` : ''),
-        );
-      }
+      const { config: next, warning } = follow(read, unusable);
+      if (warning) log('warn', warning);
       // A file fixed back to the settings kept meanwhile changes nothing.
       if (JSON.stringify(next) === JSON.stringify(current)) return;
       current = next;

@@ -25,7 +25,8 @@ export async function readNoteMetadata(ctx: NotesContext, userPath: string, sign
 const createQueues = new Map<string, Promise<unknown>>();
 
 function inTurn<T>(folder: string, run: () => Promise<T>): Promise<T> {
-  const turn = (createQueues.get(folder) ?? Promise.resolve()).then(run, run);
+  // The tail never rejects (see below): each call runs after the one before, whatever that one's outcome.
+  const turn = (createQueues.get(folder) ?? Promise.resolve()).then(run);
   const tail = turn.catch(() => undefined);
   createQueues.set(folder, tail);
   void tail.then(() => {

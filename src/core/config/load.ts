@@ -160,6 +160,30 @@ export function switchOffAsIn(config: NotesConfig, source: NotesConfig): string[
   return off;
 }
 
+/**
+ * What a reader that keeps its settings while its config file cannot be used (a save that is not JSON reads as the
+ * defaults; applying them would lift the limits the file sets, or stop a server serving workspace.defaultPath) takes
+ * from each read of the watched file: the read itself when it could be used, else the last usable read's settings
+ * with each switch the readable part of the file turns off turned off, and a warning naming `who` keeps them.
+ */
+export function keepingUsableSettings(file: string, start: NotesConfig, who: string): (read: NotesConfig, unusable: string | undefined) => { config: NotesConfig; warning?: string } {
+  let usable = start;
+  return (read, unusable) => {
+    if (unusable === undefined) {
+      usable = read;
+      return { config: read };
+    }
+    const config = structuredClone(usable);
+    const off = switchOffAsIn(config, read);
+    return {
+      config,
+      warning:
+        `Configuration ${file} cannot be used (${unusable}); ${who} keeps the settings it had until the file can be read again` +
+        (off.length ? `, except that what the file turns off is off: ${off.join(', ')}` : ''),
+    };
+  };
+}
+
 /** Largest config file read: settings take kilobytes; a file of hundreds of megabytes is not one (and would not fit in a string). */
 export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
 

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { ConfigStore, NotesConfig } from '../../core/config';
-import { loadConfigFile, switchOffAsIn } from '../../core/config';
+import { keepingUsableSettings, loadConfigFile } from '../../core/config';
 import type { BridgeEndpoint } from '../bridge/bridge-server';
 import { createMcpShellApi, registerServerCommands, type McpShellApi } from './commands';
 import { mcpServerDefinitions, registerDefinitionProvider } from './definition-provider';
@@ -136,23 +136,14 @@ export function registerMcpShell(context: vscode.ExtensionContext, { log, store,
   // The local folder served may leave the window (a folder removed from a workspace of several), or one be added
   // before it: the running server follows, as Show Status and the client configuration do.
   context.subscriptions.push(vscode.workspace.onDidChangeWorkspaceFolders(() => void manager.followFolder()));
-  // The settings of the last read that could be used. A save that is not JSON (a comma missing while typing) gives
-  // the defaults; applying them would stop a server serving workspace.defaultPath and take it from VS Code chat,
-  // and nothing would start it again once the file is fixed. The server keeps the settings it had instead, except
-  // that what the readable part of the file turns off is off (as the server itself does).
-  let usable = config;
+  // A save that is not JSON (a comma missing while typing) reads as the defaults; applied, they would stop a server
+  // serving workspace.defaultPath and take it from VS Code chat, and nothing would start it again once the file is
+  // fixed. The settings the server had are kept instead, as the server itself keeps them.
+  const follow = keepingUsableSettings(store.file, config, 'the MCP server');
   context.subscriptions.push({
     dispose: store.watchConfig((read, _told, { unusable }) => {
-      let next = read;
-      if (unusable === undefined) usable = read;
-      else {
-        next = structuredClone(usable);
-        const off = switchOffAsIn(next, read);
-        log.warn(
-          `Configuration ${store.file} cannot be used (${unusable}); the MCP server keeps the settings it had until the file can be read again` +
-            (off.length ? `, except that what the file turns off is off: ${off.join(', ')}` : ''),
-        );
-      }
+      const { config: next, warning } = follow(read, unusable);
+      if (warning) log.warn(warning);
       const old = config;
       if (JSON.stringify(old) === JSON.stringify(next)) return;
       config = next;
