@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
 import { bridgeAddressProblem, discoveryDir, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile } from '../src/core/bridge/discovery';
-import { socketConnection } from '../src/core/bridge/framing';
+import { MAX_BRIDGE_MESSAGE_BYTES, socketConnection, watchMessageSizes } from '../src/core/bridge/framing';
 import {
   authenticateResult,
   BRIDGE_ENV,
@@ -70,11 +70,14 @@ export class EditorBridgeClient {
   private readonly pending = new Map<MessageConnection, number>();
   /** Connections no new call uses, each closed by its function once its calls have their answers. */
   private readonly retired = new Map<MessageConnection, () => void>();
+  /** Connections closed for a message over MAX_BRIDGE_MESSAGE_BYTES: the length its header declared (undefined: no header). */
+  private readonly oversized = new WeakMap<MessageConnection, number | undefined>();
 
   constructor(private readonly options: EditorBridgeOptions) {}
 
-  getEditorContent(): Promise<EditorContent> {
-    return this.request(BridgeMethods.getEditorContent, {}, editorContent);
+  /** `maxLength`: the longest text the caller can use; a longer one comes without its text (`omittedLength`). */
+  getEditorContent(maxLength?: number): Promise<EditorContent> {
+    return this.request(BridgeMethods.getEditorContent, maxLength === undefined ? {} : { maxLength }, editorContent);
   }
 
   setEditorContent(content: string): Promise<EditResult> {
@@ -112,6 +115,15 @@ export class EditorBridgeClient {
     };
     if ((this.pending.get(connection) ?? 0) === 0) close();
     else this.retired.set(connection, close);
+  }
+
+  /** What closed `connection` for its size, in words, or undefined when that is not what closed it. */
+  private oversizedMessage(connection: MessageConnection): string | undefined {
+    if (!this.oversized.has(connection)) return undefined;
+    const declared = this.oversized.get(connection);
+    return declared === undefined
+      ? 'a message without a valid header'
+      : `a message of ${declared} bytes, over the ${MAX_BRIDGE_MESSAGE_BYTES} bytes the editor bridge takes in one message`;
   }
 
   /**
@@ -248,6 +260,12 @@ export class EditorBridgeClient {
       }
     };
     socket.on('data', countPreAuth);
+    // Authenticated or not, a message longer than a working window sends (an extension of before `maxLength`, asked
+    // for a 200 MB document) is not read into memory: the connection is closed at its header.
+    watchMessageSizes(socket, MAX_BRIDGE_MESSAGE_BYTES, (declared) => {
+      this.oversized.set(connection, declared);
+      forget();
+    });
     connection.listen();
     let folders: string[];
     try {
@@ -263,6 +281,8 @@ export class EditorBridgeClient {
       socket.off('data', countPreAuth);
     } catch (err) {
       forget();
+      const oversized = this.oversizedMessage(connection);
+      if (oversized) throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge at ${endpoint.address} sent ${oversized} before authenticating: it is no VS Code window)`);
       if (overBudget) {
         throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the bridge at ${endpoint.address} sent more than ${PRE_AUTH_BYTES} bytes before authenticating: it is no VS Code window)`);
       }
@@ -324,6 +344,16 @@ export class EditorBridgeClient {
       );
     } catch (err) {
       if (err instanceof NotesError) throw err;
+      const oversized = this.oversizedMessage(connection);
+      if (oversized) {
+        const advice = !edits
+          ? ' The document in the editor is too large to send whole: read its saved file in pieces with read_file and its offset and length arguments, or update the Notes App extension, which sends only what can be answered.'
+          : ' The edit may or may not have been made: read the editor before trying again.';
+        throw new NotesError(
+          edits ? 'INTERNAL' : 'FILE_TOO_LARGE',
+          `VS Code sent ${oversized} while ${method} waited for its answer: the connection was closed at that message's header, and nothing of it was read.${advice}`,
+        );
+      }
       const lost = (why: string) =>
         new NotesError(
           'NO_EDITOR',

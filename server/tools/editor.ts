@@ -23,7 +23,18 @@ function editRecord(r: EditResult): { success: boolean; path: string | null; uri
  * JSON strings, with the other fields once and the envelope around them.
  */
 function editorReplyBytes(editor: EditorContent): number {
-  return 2 * Buffer.byteLength(JSON.stringify(editor.content)) + Buffer.byteLength(JSON.stringify({ ...editor, content: '' })) + REPLY_ROOM;
+  const { content, omittedLength, ...about } = editor;
+  // A text the window left out would take at least a byte a code unit, and its quotes.
+  const text = omittedLength === undefined ? Buffer.byteLength(JSON.stringify(content)) : omittedLength + 2;
+  return 2 * text + Buffer.byteLength(JSON.stringify({ ...about, content: '' })) + REPLY_ROOM;
+}
+
+/**
+ * The longest text (UTF-16 code units) that can fit in a reply of `room` bytes: each unit takes at least a byte, and
+ * the text comes twice. The window leaves a longer one out (only its length is sent), as it could never be answered.
+ */
+function longestText(room: number): number {
+  return Math.max(0, Math.floor((room - REPLY_ROOM) / 2));
 }
 
 /**
@@ -31,9 +42,10 @@ function editorReplyBytes(editor: EditorContent): number {
  * read_file on its saved file (which an untitled document, or one outside the workspace, must first become).
  */
 function tooLargeForReply(editor: EditorContent, bytes: number, limit: number): NotesError {
+  const omitted = editor.omittedLength !== undefined;
   const what =
-    `The document in the editor (${editor.uri}) is too large to answer whole: its ${editor.content.length} characters make an answer of ` +
-    `about ${bytes} bytes (the text comes twice, as the text block and in structuredContent), over the limit of ${limit} bytes.`;
+    `The document in the editor (${editor.uri}) is too large to answer whole: its ${editor.omittedLength ?? editor.content.length} characters make an answer of ` +
+    `${omitted ? 'at least' : 'about'} ${bytes} bytes (the text comes twice, as the text block and in structuredContent), over the limit of ${limit} bytes.`;
   const pieces = 'with read_file and its offset and length arguments';
   const advice =
     editor.path === null
@@ -61,10 +73,10 @@ export function registerEditorTools(ctx: NotesContext): void {
     },
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
     run: async (_args, extra) => {
-      const content = await ctx.bridge.getEditorContent();
-      const bytes = editorReplyBytes(content);
       // The reply also echoes the request id, which the client chose; the limit named is the reply limit.
       const room = replyBytesFor(ctx, extra);
+      const content = await ctx.bridge.getEditorContent(longestText(room));
+      const bytes = editorReplyBytes(content);
       // The answer's size named counts the request id too, so it is always over the limit it is said to pass.
       if (bytes > room) throw tooLargeForReply(content, bytes + (maxReplyBytes(ctx) - room), maxReplyBytes(ctx));
       return { structured: content, text: content.content };

@@ -141,6 +141,14 @@ export class FakeTextDocument {
   getText(range?: Range): string {
     return range ? this.text.slice(this.offsetAt(range.start), this.offsetAt(range.end)) : this.text;
   }
+  get lineCount(): number {
+    return this.text.split('\n').length;
+  }
+  lineAt(line: number): { range: Range } {
+    const text = this.text.split('\n')[line];
+    if (text === undefined) throw new Error('Illegal value for `line`');
+    return { range: new Range(new Position(line, 0), new Position(line, text.length)) };
+  }
   offsetAt(position: Position): number {
     const lines = this.text.split('\n');
     let offset = 0;

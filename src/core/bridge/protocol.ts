@@ -47,8 +47,20 @@ export const editorContent = z.object({
   uri: z.string(),
   languageId: z.string(),
   isDirty: z.boolean(),
+  /**
+   * Set, and `content` left empty, when the text is longer than the `maxLength` the request asked for: the text's
+   * length (UTF-16 code units, as `content.length` would be).
+   */
+  omittedLength: z.number().int().nonnegative().optional(),
 });
 export type EditorContent = z.infer<typeof editorContent>;
+
+/**
+ * `maxLength`: the longest text, in UTF-16 code units, the server can use; a longer one is answered without its text
+ * (`omittedLength`), so a large document is neither copied by the extension host nor sent. Left out by servers of
+ * before it, which get the whole text.
+ */
+export const getEditorContentParams = z.object({ maxLength: z.number().int().nonnegative().optional() });
 
 export const setEditorContentParams = z.object({ content: z.string() });
 export const insertAtCursorParams = z.object({ content: z.string() });

@@ -11,16 +11,18 @@ import {
   BRIDGE_PROTOCOL_VERSION,
   BridgeErrorCodes,
   BridgeMethods,
+  getEditorContentParams,
   insertAtCursorParams,
   setEditorContentParams,
 } from '../../core/bridge/protocol';
 import { socketPathMax } from '../../core/bridge/discovery';
-import { socketConnection } from '../../core/bridge/framing';
+import { MAX_BRIDGE_MESSAGE_BYTES, socketConnection, watchMessageSizes } from '../../core/bridge/framing';
 import type { z } from 'zod';
 
 /** What the bridge needs from VS Code; injected so the socket logic does not reach into globals. */
 export interface EditorHandlers {
-  getEditorContent(): unknown;
+  /** `maxLength`: the longest text the server can use (see getEditorContentParams). */
+  getEditorContent(maxLength?: number): unknown;
   /** `token` is cancelled when the client withdraws the request. */
   setEditorContent(content: string, token?: CancellationToken): Promise<unknown>;
   insertAtCursor(content: string, token?: CancellationToken): Promise<unknown>;
@@ -188,6 +190,12 @@ export class BridgeServer implements vscode.Disposable {
       close();
     };
     socket.on('data', countBytes);
+    // Authenticated or not, no message longer than a working server sends is read into the extension host's memory.
+    watchMessageSizes(socket, MAX_BRIDGE_MESSAGE_BYTES, (declared) => {
+      const what = declared === undefined ? 'a message without a valid header' : `a message of ${declared} bytes, over the ${MAX_BRIDGE_MESSAGE_BYTES}-byte limit`;
+      this.log.warn(`Editor bridge: closing a connection that sent ${what}`);
+      close();
+    });
     const authTimer = setTimeout(() => {
       this.log.warn(`Editor bridge: closing a connection that did not authenticate within ${this.limits.authTimeoutMs} ms`);
       close();
@@ -230,7 +238,7 @@ export class BridgeServer implements vscode.Disposable {
         case BridgeMethods.authenticate:
           return hello();
         case BridgeMethods.getEditorContent:
-          return this.handlers.getEditorContent();
+          return this.handlers.getEditorContent(parseParams(getEditorContentParams, params ?? {}).maxLength);
         case BridgeMethods.setEditorContent:
           return this.handlers.setEditorContent(parseParams(setEditorContentParams, params).content, token);
         case BridgeMethods.insertAtCursor:

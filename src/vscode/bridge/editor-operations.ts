@@ -32,15 +32,19 @@ function relativePath(uri: vscode.Uri): string | null {
   return uri.path.startsWith(base) ? uri.path.slice(base.length) : null;
 }
 
-export function getEditorContent(): EditorContent {
+/**
+ * The active editor's text and what it is. A text longer than `maxLength` (the server says how long a text it can
+ * answer) is left out, its length given instead: VS Code's model tells the length without building the string, so a
+ * 200 MB document is neither copied in the extension host nor sent.
+ */
+export function getEditorContent(maxLength?: number): EditorContent {
   const { document } = targetEditor();
-  return {
-    content: document.getText(),
-    path: relativePath(document.uri),
-    uri: document.uri.toString(),
-    languageId: document.languageId,
-    isDirty: document.isDirty,
-  };
+  const about = { path: relativePath(document.uri), uri: document.uri.toString(), languageId: document.languageId, isDirty: document.isDirty };
+  if (maxLength !== undefined) {
+    const length = document.offsetAt(document.lineAt(document.lineCount - 1).range.end);
+    if (length > maxLength) return { content: '', ...about, omittedLength: length };
+  }
+  return { content: document.getText(), ...about };
 }
 
 /** The text as the document will hold it: VS Code gives inserted text the document's line ends. */

@@ -44,6 +44,14 @@ describe('editor operations served by the bridge', () => {
     assert.equal((await client.getEditorContent()).content, '> first\n> \n');
   });
 
+  it('leave out a text longer than the server asks for, giving its length, and send one of that length whole', async () => {
+    showFakeEditor(Uri.file('/ws/long.md'), 'line one\nline two\n');
+    assert.deepEqual(await client.getEditorContent(17), { content: '', path: null, uri: 'file:///ws/long.md', languageId: 'markdown', isDirty: false, omittedLength: 18 });
+    assert.equal((await client.getEditorContent(18)).content, 'line one\nline two\n');
+    // A server of before maxLength asks for no length, and gets the whole text.
+    assert.equal((await client.getEditorContent()).content, 'line one\nline two\n');
+  });
+
   it('replace the text without a byte order mark the new text starts with, as VS Code reads a file', async () => {
     const editor = showFakeEditor(Uri.file('/ws/bom.md'), '---\ntitle: Old\n---\n');
     // What read_file answers for a file saved with a BOM.

@@ -7,6 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { bridgeAddressProblem, discoveryDir, discoveryFileNames, discoveryFilePath, folderHolds, parseDiscoveryFileName, processAlive } from '../../../src/core/bridge/discovery';
+import { MAX_BRIDGE_MESSAGE_BYTES } from '../../../src/core/bridge/framing';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods, discoveryFile } from '../../../src/core/bridge/protocol';
 import { BridgeServer, DEFAULT_BRIDGE_LIMITS, type BridgeLimits, type EditorHandlers } from '../../../src/vscode/bridge/bridge-server';
 import { DiscoveryFiles } from '../../../src/vscode/bridge/discovery-writer';
@@ -96,6 +97,24 @@ describe('editor bridge server: before authentication', () => {
     await until('two answers', () => good.answers.length === 2);
     assert.deepEqual(editor.calls, [`set:${'z'.repeat(5000)}`]);
     good.socket.destroy();
+  });
+
+  it('closes an authenticated connection at the header of a message over the limit of one message, and runs none of it', async () => {
+    await start();
+    const client = await rawClient(bridge.endpoint.address);
+    client.socket.write(authenticate(1));
+    await until('authentication', () => client.answers.length === 1);
+    log.lines.length = 0;
+    client.socket.write(`Content-Length: ${MAX_BRIDGE_MESSAGE_BYTES + 1}\r\n\r\n`);
+    let written = 0;
+    for (; written < 64 && !client.socket.destroyed; written++) {
+      client.socket.write(Buffer.alloc(64 * 1024, 0x61));
+      await wait(5);
+    }
+    await client.closed;
+    assert.ok(written < 64, 'closed before the message was sent');
+    assert.deepEqual(log.lines, [`Editor bridge: closing a connection that sent a message of ${MAX_BRIDGE_MESSAGE_BYTES + 1} bytes, over the 67108864-byte limit`]);
+    assert.deepEqual(editor.calls, []);
   });
 
   it('runs nothing a connection still had queued when it was closed for its budget, even after a right token', async () => {

@@ -32,6 +32,8 @@ interface FakeEditor {
   protocolVersion?: number;
   /** Whether the document has unsaved changes (by default it has). */
   isDirty?: boolean;
+  /** When true, answers with the whole text whatever length is asked for, as an extension of before `maxLength`. */
+  ignoresMaxLength?: boolean;
   /** When set, authentication is refused as a window of this protocol version and extension version refuses it. */
   refuses?: { protocolVersion: number; version: string };
 }
@@ -92,8 +94,13 @@ class FakeBridge {
       if (!this.editor.active) return new ResponseError(BridgeErrorCodes.noActiveEditor, 'No active text editor');
       const content = (params as { content: string }).content;
       switch (method) {
-        case BridgeMethods.getEditorContent:
-          return { content: this.editor.content, path: this.editor.path, uri: uri(), languageId: 'markdown', isDirty: this.editor.isDirty ?? true };
+        case BridgeMethods.getEditorContent: {
+          const about = { path: this.editor.path, uri: uri(), languageId: 'markdown', isDirty: this.editor.isDirty ?? true };
+          const maxLength = this.editor.ignoresMaxLength ? undefined : (params as { maxLength?: number }).maxLength;
+          // As the extension does: a text longer than the server can answer is left out, its length given.
+          if (maxLength !== undefined && this.editor.content.length > maxLength) return { content: '', ...about, omittedLength: this.editor.content.length };
+          return { content: this.editor.content, ...about };
+        }
         case BridgeMethods.setEditorContent:
           this.editor.content = content;
           return { applied: true, path: this.editor.path, uri: uri(), edits: 1 };
@@ -272,30 +279,37 @@ describe('MCP editor tools through the editor bridge', () => {
 
   it('drops a bridge that sends more than an authentication answer takes before it has authenticated, and keeps serving', async function () {
     if (process.platform === 'win32') this.skip(); // the flood is sent over a Unix socket
-    let sent = 0;
-    const flood = net.createServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.write(`Content-Length: ${500 * 1024 * 1024}\r\n\r\n`);
-      const chunk = Buffer.alloc(64 * 1024, 0x61);
-      const more = () => {
-        while (sent < 8 * 1024 * 1024 && !socket.destroyed) {
-          sent += chunk.length;
-          if (!socket.write(chunk)) return void socket.once('drain', more);
-        }
-      };
-      more();
-    });
-    const address = path.join(bridge.dir, 'flood.sock');
-    await new Promise<void>((resolve) => flood.listen(address, resolve));
-    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: address, NOTESAPP_BRIDGE_TOKEN: 'x' } });
-    try {
-      const message = await callError(h.client, 'get_editor_content');
-      assert.ok(message.includes(`(the bridge at ${address} sent more than 1048576 bytes before authenticating: it is no VS Code window)`), message);
-      assert.ok(sent < 8 * 1024 * 1024, `the server stopped reading after ${sent} bytes`);
-      assert.equal((await callOk<{ path: string }>(h.client, 'get_workspace_info')).path, h.workspace, 'still serving');
-    } finally {
-      await h.close();
-      flood.close();
+    // A message declared under the limit of one message: the budget before authentication is what stops it. One
+    // declared over that limit is stopped at its header.
+    for (const [declared, why] of [
+      [60 * 1024 * 1024, 'sent more than 1048576 bytes before authenticating'],
+      [500 * 1024 * 1024, 'sent a message of 524288000 bytes, over the 67108864 bytes the editor bridge takes in one message before authenticating'],
+    ] as const) {
+      let sent = 0;
+      const flood = net.createServer((socket) => {
+        socket.on('error', () => undefined);
+        socket.write(`Content-Length: ${declared}\r\n\r\n`);
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        const more = () => {
+          while (sent < 8 * 1024 * 1024 && !socket.destroyed) {
+            sent += chunk.length;
+            if (!socket.write(chunk)) return void socket.once('drain', more);
+          }
+        };
+        more();
+      });
+      const address = path.join(bridge.dir, 'flood.sock');
+      await new Promise<void>((resolve) => flood.listen(address, resolve));
+      const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: address, NOTESAPP_BRIDGE_TOKEN: 'x' } });
+      try {
+        const message = await callError(h.client, 'get_editor_content');
+        assert.ok(message.includes(`(the bridge at ${address} ${why}: it is no VS Code window)`), message);
+        assert.ok(sent < 8 * 1024 * 1024, `the server stopped reading after ${sent} bytes`);
+        assert.equal((await callOk<{ path: string }>(h.client, 'get_workspace_info')).path, h.workspace, 'still serving');
+      } finally {
+        await h.close();
+        await new Promise((resolve) => flood.close(resolve));
+      }
     }
   });
 
@@ -400,13 +414,14 @@ describe('MCP editor tools through the editor bridge', () => {
     this.timeout(60_000);
     const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
     try {
-      // 5.5 MB: the answer carries it twice, over the 10 420 224-byte reply limit.
+      // 5.5 MB: the answer carries it twice, over the 10 420 224-byte reply limit. Longer than the longest text a
+      // reply can hold, it is not even sent: the server asks for at most (10 420 224 - 1 024) / 2 characters.
       const line = `${'abcdefghij'.repeat(9)}\n`;
       bridge.editor.content = line.repeat(60_000);
       // The size of the answer, measured from the reply, is not part of what is checked here.
-      const answer = async () => (await callError(h.client, 'get_editor_content')).replace(/about \d+ bytes/, 'about N bytes');
+      const answer = async () => (await callError(h.client, 'get_editor_content')).replace(/at least \d+ bytes/, 'at least N bytes');
       const tooLarge = (uri: string, advice: string) =>
-        `The document in the editor (${uri}) is too large to answer whole: its 5460000 characters make an answer of about N bytes ` +
+        `The document in the editor (${uri}) is too large to answer whole: its 5460000 characters make an answer of at least N bytes ` +
         `(the text comes twice, as the text block and in structuredContent), over the limit of 10420224 bytes. ${advice}`;
       bridge.editor.uri = 'untitled:Untitled-1';
       bridge.editor.path = null;
@@ -420,11 +435,42 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.equal(await answer(), tooLarge(uri, 'It has unsaved changes: save it, then read "drafts/big.md" in pieces with read_file and its offset and length arguments.'));
       bridge.editor.isDirty = false;
       assert.equal(await answer(), tooLarge(uri, 'Its saved file holds the same text: read "drafts/big.md" in pieces with read_file and its offset and length arguments.'));
+      const asked = bridge.received.filter((r) => r.method === BridgeMethods.getEditorContent).map((r) => r.params);
+      // The request id (1 byte here) is echoed in the reply too: (10 420 224 - 1 - 1 024) / 2, rounded down.
+      assert.deepEqual(asked.at(-1), { maxLength: 5_209_599 });
+      // Shorter than that but of two-byte characters, it is sent, and its answer measured.
+      bridge.editor.content = 'é'.repeat(3_000_000);
+      const measured = await callError(h.client, 'get_editor_content');
+      const [, bytes] = /its 3000000 characters make an answer of about (\d+) bytes \(the text comes twice/.exec(measured) ?? [];
+      assert.ok(Number(bytes) > 12_000_000, measured.slice(0, 300));
       // 5 MB fits: it comes whole.
       bridge.editor.content = line.repeat(55_000);
       const whole = await call(h.client, 'get_editor_content');
       assert.equal(whole.isError, undefined);
       assert.equal(textOf(whole), bridge.editor.content);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('closes the connection at the header of an answer over 64 MiB (an extension of before maxLength), without reading it, and keeps serving', async function () {
+    if (process.platform !== 'linux') this.skip(); // the server's peak memory is read from /proc
+    this.timeout(60_000);
+    const h = await startServer({ env: { NOTESAPP_BRIDGE_ADDRESS: bridge.address, NOTESAPP_BRIDGE_TOKEN: bridge.token } });
+    try {
+      const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${h.pid()}/status`, 'utf8'))?.[1]) * 1024;
+      assert.equal(textOf(await call(h.client, 'get_editor_content')), '# Draft\n\nHello');
+      const before = peak();
+      bridge.editor.ignoresMaxLength = true;
+      bridge.editor.content = 'x'.repeat(65 * 1024 * 1024);
+      const refused = await callError(h.client, 'get_editor_content');
+      const [, bytes] = /^VS Code sent a message of (\d+) bytes, over the 67108864 bytes the editor bridge takes in one message while notesapp\/getEditorContent waited for its answer: the connection was closed at that message's header, and nothing of it was read\. The document in the editor is too large to send whole: read its saved file in pieces with read_file and its offset and length arguments, or update the Notes App extension, which sends only what can be answered\.$/.exec(refused) ?? [];
+      assert.ok(Number(bytes) > 65 * 1024 * 1024, refused.slice(0, 400));
+      // Read whole, the message alone would have taken 65 MiB as bytes and again as text.
+      assert.ok(peak() - before < 32 * 1024 * 1024, `the server's peak memory grew by ${peak() - before} bytes`);
+      // The next call connects again.
+      bridge.editor.content = '# Small';
+      assert.equal(textOf(await call(h.client, 'get_editor_content')), '# Small');
     } finally {
       await h.close();
     }
@@ -446,7 +492,8 @@ describe('MCP editor tools through the editor bridge', () => {
       const long = 'i'.repeat(2000);
       const refused = (await raw.request(long, 'tools/call', { name: 'get_editor_content', arguments: {} })).result as { isError?: boolean; content: Array<{ text: string }> };
       assert.equal(refused.isError, true);
-      const [, bytes, over] = /make an answer of about (\d+) bytes .* over the limit of (\d+) bytes/.exec(refused.content[0].text) ?? [];
+      // With the longer id, the text is longer than the longest that fits, so the window leaves it out.
+      const [, bytes, over] = /make an answer of at least (\d+) bytes .* over the limit of (\d+) bytes/.exec(refused.content[0].text) ?? [];
       assert.equal(Number(over), limit);
       assert.ok(Number(bytes) > limit, refused.content[0].text.slice(0, 300));
     } finally {

@@ -18,6 +18,8 @@ export interface Harness {
   configDir: string;
   configPath: string;
   stderr: () => string;
+  /** The server's process id. */
+  pid: () => number | null;
   close: () => Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function startServer(options: HarnessOptions = {}): Promise<Harness
     configDir,
     configPath,
     stderr: () => stderr,
+    pid: () => transport.pid,
     close: async () => {
       await client.close();
       fs.rmSync(workspace, { recursive: true, force: true });
