@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
-import { bridgeAddressProblem, discoveryDir, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile } from '../src/core/bridge/discovery';
+import { bridgeAddressProblem, discoveryDir, discoveryDirProblem, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile } from '../src/core/bridge/discovery';
 import { MAX_BRIDGE_MESSAGE_BYTES, socketConnection, watchMessageSizes } from '../src/core/bridge/framing';
 import {
   authenticateResult,
@@ -145,6 +145,18 @@ export class EditorBridgeClient {
     }
     if (names.length === 0) {
       throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (no bridge address in the environment and no discovery file for this workspace in ${dir})`);
+    }
+    let folder: ReturnType<typeof discoveryDirProblem>;
+    try {
+      folder = discoveryDirProblem(dir);
+    } catch (err) {
+      folder = { why: `unreadable (${(err as Error).message})`, fixable: false };
+    }
+    if (folder) {
+      throw new NotesError(
+        'NO_EDITOR',
+        `${NOT_ATTACHED} (the discovery folder ${dir} is ${folder.why}, so none of its files is taken; the extension makes it private (0700) when it writes its file there)`,
+      );
     }
     const found: Array<Endpoint & { alive: boolean; mtime: number }> = [];
     const refused: string[] = [];

@@ -94,6 +94,21 @@ export function readDiscoveryFile(file: string, uid = process.getuid?.()): { tex
 }
 
 /**
+ * Why the files of the discovery folder `dir` are not to be trusted, or undefined: where the platform has owners, the
+ * folder must be this user's and writable by no one else, as the extension makes it (0700). In a folder another user
+ * can write, the files could be renamed (a window's file passed off as another folder's) or removed. `fixable`: the
+ * folder is this user's, so the extension can make it private again.
+ */
+export function discoveryDirProblem(dir: string, uid = process.getuid?.()): { why: string; fixable: boolean } | undefined {
+  if (uid === undefined) return undefined;
+  const stat = fs.statSync(dir);
+  if (!stat.isDirectory()) return { why: 'not a folder', fixable: false };
+  if (stat.uid !== uid) return { why: `owned by user ${stat.uid}, not by this user (${uid})`, fixable: false };
+  if ((stat.mode & 0o022) !== 0) return { why: `writable by others (mode ${(stat.mode & 0o777).toString(8)})`, fixable: true };
+  return undefined;
+}
+
+/**
  * The longest Unix socket path, in bytes (sun_path less its closing NUL: 108 on Linux, 104 on macOS and the BSDs).
  * Node cuts a longer one short without a word, so the socket would be made, or looked for, somewhere else.
  */

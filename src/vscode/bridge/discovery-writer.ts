@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as vscode from 'vscode';
-import { discoveryDir, discoveryFilePath, parseDiscoveryFileName, processAlive } from '../../core/bridge/discovery';
+import { discoveryDir, discoveryDirProblem, discoveryFilePath, parseDiscoveryFileName, processAlive } from '../../core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, discoveryFile, type DiscoveryFile } from '../../core/bridge/protocol';
 import type { BridgeEndpoint } from './bridge-server';
 
@@ -59,7 +59,16 @@ export class DiscoveryFiles implements vscode.Disposable {
       createdAt: new Date().toISOString(),
     };
     try {
-      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      const dir = path.dirname(file);
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // A folder made by hand, or by something with a looser umask before: servers take no file from it until it
+      // is private again. One of another user's is left alone, and no token goes there.
+      const problem = discoveryDirProblem(dir);
+      if (problem && !problem.fixable) throw new Error(`the folder ${dir} is ${problem.why}`);
+      if (problem) {
+        fs.chmodSync(dir, 0o700);
+        this.log.info(`Made the editor bridge discovery folder ${dir} private (0700): it was ${problem.why}`);
+      }
       this.removeStale(folder);
       // Write to a private temp name first so no reader ever sees a half-written or world-readable token. Made anew
       // ('wx': a link or file found at that name, which someone else may have put there, is removed, never written

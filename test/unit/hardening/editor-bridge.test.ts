@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { bridgeAddressProblem, discoveryDir, discoveryFileNames, discoveryFilePath, folderHolds, parseDiscoveryFileName, processAlive } from '../../../src/core/bridge/discovery';
+import { bridgeAddressProblem, discoveryDir, discoveryDirProblem, discoveryFileNames, discoveryFilePath, folderHolds, parseDiscoveryFileName, processAlive } from '../../../src/core/bridge/discovery';
 import { MAX_BRIDGE_MESSAGE_BYTES } from '../../../src/core/bridge/framing';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods, discoveryFile } from '../../../src/core/bridge/protocol';
 import { BridgeServer, DEFAULT_BRIDGE_LIMITS, type BridgeLimits, type EditorHandlers } from '../../../src/vscode/bridge/bridge-server';
@@ -361,6 +361,28 @@ describe('editor bridge discovery files', () => {
     assert.ok(!fs.lstatSync(file).isSymbolicLink());
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     writer.dispose();
+  });
+
+  it('makes a discovery folder of its own that others can write private again, and writes no token into one of another user', function () {
+    if (process.platform === 'win32') this.skip(); // folder modes and owners are POSIX's
+    const folder = path.join(configDir, 'notes');
+    const dir = discoveryDir(configDir);
+    fs.mkdirSync(dir);
+    fs.chmodSync(dir, 0o777);
+    log.lines.length = 0;
+    const infos: string[] = [];
+    const writer = new DiscoveryFiles(configDir, endpoint(1), { ...log, info: (m: string) => void infos.push(m) }, process.pid);
+    writer.sync([folder]);
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    assert.ok(infos.includes(`Made the editor bridge discovery folder ${dir} private (0700): it was writable by others (mode 777)`), infos.join('\n'));
+    assert.equal(read(discoveryFilePath(configDir, folder)).token, 'token-1');
+    writer.dispose();
+    // What the server and the writer are told of a folder: another user's is never fixed, only refused.
+    const uid = process.getuid?.() ?? 0;
+    assert.equal(discoveryDirProblem(dir, uid), undefined);
+    assert.deepEqual(discoveryDirProblem(dir, uid + 1), { why: `owned by user ${uid}, not by this user (${uid + 1})`, fixable: false });
+    fs.chmodSync(dir, 0o750 | 0o020);
+    assert.deepEqual(discoveryDirProblem(dir, uid), { why: 'writable by others (mode 770)', fixable: true });
   });
 
   it('two windows on one folder each keep a file; closing one leaves the other', () => {

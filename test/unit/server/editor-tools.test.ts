@@ -41,7 +41,7 @@ interface FakeEditor {
 /** Writes the discovery file a window of process `pid` would write for the harness's workspace; returns its path. */
 function writeDiscovery(h: { configDir: string; workspace: string }, pid: number, address: string, token: string): string {
   const file = discoveryFilePath(h.configDir, h.workspace, pid);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address, token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
   return file;
 }
@@ -201,7 +201,7 @@ describe('MCP editor tools through the editor bridge', () => {
     try {
       // The discovery file is read when a tool needs the editor, so it may appear after the server started.
       const file = discoveryFilePath(h.configDir, h.workspace);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       fs.writeFileSync(
         file,
         JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid: process.pid, createdAt: new Date().toISOString() }),
@@ -218,7 +218,7 @@ describe('MCP editor tools through the editor bridge', () => {
     const h = await startServer();
     try {
       const file = discoveryFilePath(h.configDir, h.workspace);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       // A named pipe would have blocked the server's only thread for good (a read waits for a writer).
       assert.equal(spawnSync('mkfifo', [file]).status, 0);
       let message = await callError(h.client, 'get_editor_content');
@@ -232,6 +232,27 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.match(message, /not taken: [0-9a-f]+\.\d+\.json: writable by others \(mode 666\)\)/);
       assert.equal(bridge.connections, 0, 'the token went nowhere');
       fs.chmodSync(file, 0o600);
+      assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('takes no discovery file from a discovery folder others can write, and does once it is private again', async function () {
+    if (process.platform === 'win32') this.skip(); // folder modes are POSIX's
+    const h = await startServer();
+    try {
+      writeDiscovery(h, process.pid, bridge.address, bridge.token);
+      const dir = path.dirname(discoveryFilePath(h.configDir, h.workspace));
+      // Whoever can write the folder can rename a window's file to another workspace's name.
+      fs.chmodSync(dir, 0o777);
+      const message = await callError(h.client, 'get_editor_content');
+      assert.equal(
+        message,
+        `No VS Code editor is attached: open this workspace in VS Code with the Notes App extension running, then try again. (the discovery folder ${dir} is writable by others (mode 777), so none of its files is taken; the extension makes it private (0700) when it writes its file there)`,
+      );
+      assert.equal(bridge.connections, 0, 'the token went nowhere');
+      fs.chmodSync(dir, 0o700);
       assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
     } finally {
       await h.close();
@@ -335,7 +356,7 @@ describe('MCP editor tools through the editor bridge', () => {
     try {
       const write = (pid: number, address: string, token: string, focused: Date) => {
         const file = discoveryFilePath(h.configDir, h.workspace, pid);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
+        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
         fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address, token, workspaceFolder: h.workspace, pid, createdAt: new Date().toISOString() }));
         fs.utimesSync(file, focused, focused);
       };
@@ -377,7 +398,7 @@ describe('MCP editor tools through the editor bridge', () => {
     const h = await startServer();
     try {
       const file = discoveryFilePath(h.configDir, h.workspace);
-      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       fs.writeFileSync(file, JSON.stringify({ protocolVersion: 1, address: bridge.address, token: bridge.token, workspaceFolder: h.workspace, pid: process.pid, createdAt: new Date().toISOString() }));
       const message = await callError(h.client, 'set_editor_content', { content: 'x' });
       assert.match(message, /No VS Code editor is attached.*has .*some-other-notes open, not /);
