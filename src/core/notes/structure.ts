@@ -67,7 +67,7 @@ function tagsOf(text: string, escaped: ReadonlySet<number>): string[] {
  * Text comes in runs: markdown-it's text tokens with its `text_special` ones (escapes, entities) between them, as
  * one string, so that a wikilink holding `&amp;` is one link and an escaped `\#` is known for what it is.
  */
-function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean): void {
+function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean, images: Set<number>): void {
   let line = firstLine;
   let openLink: { href: string; text: string; line: number } | undefined;
   const children = inline.children ?? [];
@@ -114,6 +114,14 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         prose.push(text);
         break;
       }
+      case 'image':
+        // Its alt text, in the block's prose for summaries only (so "planted ![tomato](t.png) and ![pepper](p.png)"
+        // does not read "planted and and"); no word of the count, as it is not shown as text.
+        if (child.content) {
+          images.add(prose.length);
+          prose.push(child.content);
+        }
+        break;
       case 'wikilink': {
         const { target, heading, alias } = wikilinkParts(child.content);
         // ![[embed]] is a transclusion, not a link.
@@ -140,16 +148,19 @@ export function analyseBody(body: string, bodyLineOffset: number): NoteStructure
     if (token.map) blockLine = lineOf(token, bodyLineOffset);
     if (token.type !== 'inline') continue;
     const prose: string[] = [];
+    const images = new Set<number>();
     const opener = tokens[i - 1];
     const heading = opener?.type === 'heading_open';
-    walkInline(token, blockLine, out, prose, !heading);
-    const text = prose.join('').replace(/\s+/g, ' ').trim();
+    walkInline(token, blockLine, out, prose, !heading, images);
+    const clean = (parts: readonly string[]) => parts.join('').replace(/\s+/g, ' ').trim();
+    const text = clean(images.size ? prose.filter((_, at) => !images.has(at)) : prose);
     out.wordCount += text.match(wordPattern())?.length ?? 0;
     if (heading) {
       out.headings.push({ level: Number(opener.tag.slice(1)), text, line: blockLine });
-    } else if (text && opener?.type !== 'td_open' && opener?.type !== 'th_open') {
+    } else if (opener?.type !== 'td_open' && opener?.type !== 'th_open') {
       // Task markers are structure, not prose.
-      out.paragraphs.push(text.replace(/^\[[ xX/\-><?!]\]\s*/, ''));
+      const paragraph = (images.size ? clean(prose) : text).replace(/^\[[ xX/\-><?!]\]\s*/, '');
+      if (paragraph) out.paragraphs.push(paragraph);
     }
   }
   out.inlineTags = [...new Set(out.inlineTags)];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { clip, extractiveSummary, headOf, sentenceSegments } from '../../../src/core/notes/summary';
 import { extractTasks } from '../../../src/core/notes/tasks';
 import { splitNote } from '../../../src/core/notes/frontmatter';
+import { analyseBody } from '../../../src/core/notes/structure';
 import { fileNameForTitle, oneLineTitle, renderTemplate } from '../../../src/core/notes/templates';
 
 describe('notes/tasks', () => {
@@ -120,11 +121,23 @@ describe('notes/summary', () => {
     assert.equal(headOf('a😀b', 3), 'a😀');
   });
 
-  it('keeps what closes a sentence after its full stop with it: a highlight\'s closing `==` is not a sentence of its own', () => {
+  it('keeps what closes a sentence after its full stop with it, and shows a highlight as its words', () => {
     const garden = '# Garden Plan\n\nSoil pH measured 6.4 — good for most vegetables. ==Remember to rotate the tomatoes.==\n';
-    assert.equal(extractiveSummary(garden, 500), 'Soil pH measured 6.4 — good for most vegetables. ==Remember to rotate the tomatoes.==');
-    assert.equal(extractiveSummary(garden, 40), '==Remember to rotate the tomatoes.==');
+    assert.equal(extractiveSummary(garden, 500), 'Soil pH measured 6.4 — good for most vegetables. Remember to rotate the tomatoes.');
+    assert.equal(extractiveSummary(garden, 40), 'Remember to rotate the tomatoes.');
+    // A closing mark with no highlight to close stays with its sentence, not a sentence of its own.
+    assert.equal(extractiveSummary('Soil is good. Rotate the tomatoes.==\n', 500), 'Soil is good. Rotate the tomatoes.==');
     assert.equal(extractiveSummary('Plant seeds. ~~Water daily.~~ **Harvest.** Done.\n', 500), 'Plant seeds. Water daily. Harvest. Done.');
+  });
+
+  it('reads a note as it is shown: highlights as their words, no footnotes, an image as its alt text', () => {
+    assert.equal(extractiveSummary('The garden needs ==daily watering== in July.\n', 500), 'The garden needs daily watering in July.');
+    assert.equal(extractiveSummary('Marks ==a== and ==b c==, a==b==c; no highlight: x == y, ==not closed, === run ===.\n', 500), 'Marks a and b c, abc; no highlight: x == y, ==not closed, === run ===.');
+    const footnotes = 'Tomatoes grow fast[^1]. Peppers are slower.[^note]\n\n[^1]: Seen in the 2024 season notes.\n[^note]: A guess.\n    Continued under it.\n\nBasil came last.\n';
+    assert.equal(extractiveSummary(footnotes, 500), 'Tomatoes grow fast. Peppers are slower. Basil came last.');
+    assert.equal(extractiveSummary('We planted ![tomato](t.png) and ![pepper](p.png) and basil.\n', 500), 'We planted tomato and pepper and basil.');
+    // The alt text is no word of the note's count: it is not shown as text.
+    assert.equal(analyseBody('We planted ![tomato](t.png) and ![pepper](p.png) and basil.\n', 0).wordCount, 5);
   });
 
   it('summarises the intro of a note opening with a `---` rule, and the first line of one with a byte-order mark', () => {
