@@ -67,6 +67,7 @@ function cutToBytes(name: string, maxBytes: number): string {
  * A file name (without extension) valid on Windows, macOS and Linux: characters <>:"/\|?* and control characters
  * become "-", runs of whitespace collapse, trailing dots and spaces go, the name is cut to MAX_NAME_BYTES (never
  * inside a character), and names Windows reserves for devices (con, COM1.notes, COM¹ ...) get a "_" prefix.
+ * "Untitled" when nothing is left but what was replaced.
  */
 export function fileNameForTitle(title: string): string {
   let name = title
@@ -77,7 +78,9 @@ export function fileNameForTitle(title: string): string {
     .replace(/^[.\s]+/, '')
     .replace(/[.\s]+$/, '');
   name = cutToBytes(name, MAX_NAME_BYTES).replace(/[. ]+$/, '');
-  if (name === '' || /^-+$/.test(name)) name = 'Untitled';
+  // Nothing left, or only the dashes that stand for characters a file name cannot have ("???"): no name at all. A
+  // title of dashes of its own ("-", "--") keeps them.
+  if (name === '' || (/^[- ]+$/.test(name) && !title.includes('-'))) name = 'Untitled';
   // A prefix, because Windows reserves "con.draft" too: a suffix after the dot would not help.
   if (WINDOWS_RESERVED.test(name)) name = `_${name}`;
   return name;

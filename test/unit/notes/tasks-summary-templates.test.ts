@@ -185,6 +185,10 @@ describe('notes/templates', () => {
     assert.equal(fileNameForTitle('nul'), '_nul');
     assert.equal(fileNameForTitle('COM1'), '_COM1');
     assert.equal(fileNameForTitle('???'), 'Untitled');
+    assert.equal(fileNameForTitle('/ ?'), 'Untitled');
+    // Dashes the title has of its own are its name.
+    assert.equal(fileNameForTitle('-'), '-');
+    assert.equal(fileNameForTitle('-?'), '--');
     assert.equal(fileNameForTitle('tab\there\nnewline'), 'tab here newline');
     assert.equal(fileNameForTitle('x'.repeat(300)).length, 200);
     // Cut at 200 bytes, never inside a character: whole emoji (4 bytes each), a letter with its 60 combining marks
