@@ -107,19 +107,22 @@ function describe(s: ServerStatus): string {
 
 /**
  * Every command returns its result (for callers such as tests and other extensions) and also reports it as a
- * notification, whoever called it; errors always reach the user.
+ * notification, whoever called it. An error is shown and logged once, and the command then returns undefined, as
+ * the configuration commands and VS Code's own Git commands do: a command that rejected would have VS Code report
+ * the error again (a modal dialog from the Command Palette, a second notification from a keybinding). Scripts that
+ * need the error itself call the API object's methods, which reject with it.
  */
 export function registerServerCommands(context: vscode.ExtensionContext, api: McpShellApi, store: ConfigStore, log: vscode.LogOutputChannel): void {
   const guarded =
     <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
+    async (...args: A): Promise<R | undefined> => {
       try {
         return await fn(...args);
       } catch (err) {
         const message = (err as Error).message;
         log.error(message);
         void vscode.window.showErrorMessage(message);
-        throw err;
+        return undefined;
       }
     };
   const report = (s: ServerStatus) => {
@@ -203,8 +206,8 @@ export function registerServerCommands(context: vscode.ExtensionContext, api: Mc
       { title: describe(api.serverStatus()), placeHolder: 'Notes MCP server actions' },
     );
     if (!picked) return undefined;
-    // The chosen command has shown its own error; failing here as well would have VS Code (the status bar, the
-    // Command Palette) report the same error a second time.
+    // The chosen command shows its own error and returns undefined; a rejection here (none is expected) would have
+    // VS Code report it a second time.
     return vscode.commands.executeCommand(picked.id).then(undefined, () => undefined);
   });
 }

@@ -43,10 +43,8 @@ describe('plugin setting commands', () => {
     ];
     for (const [id, args, message] of refused) {
       fake.shown.length = 0;
-      await assert.rejects(run(id, ...args), (err: unknown) => {
-        assert.match((err as Error).message, message, `${id} ${JSON.stringify(args)}`);
-        return true;
-      });
+      // Shown once, then undefined: a rejection would have VS Code show it again (a modal from the Command Palette).
+      assert.equal(await run(id, ...args), undefined, `${id} ${JSON.stringify(args)}`);
       assert.equal(fake.shown.length, 1, 'the user is shown the error');
       assert.equal(fake.shown[0].kind, 'error');
       assert.match(fake.shown[0].message, message);

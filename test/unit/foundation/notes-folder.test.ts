@@ -38,10 +38,8 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     };
     fake.shown.length = 0;
     try {
-      const outcome = await fake.commands.executeCommand('notesapp.copyClientConfiguration').then(
-        () => 'copied',
-        (err: Error) => err.message,
-      );
+      // A command that fails shows its error and returns undefined.
+      const outcome = (await fake.commands.executeCommand('notesapp.copyClientConfiguration')) === undefined ? 'not copied' : 'copied';
       return { clipboard, outcome, shown: [...fake.shown] };
     } finally {
       fake.env.clipboard.writeText = writeText;
@@ -84,7 +82,7 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
   it('no folder open and no workspace.defaultPath: "Copy MCP Client Configuration" copies nothing and says why', async () => {
     open('');
     const message = 'Open a notes folder first (or set workspace.defaultPath in the configuration).';
-    assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
+    assert.deepEqual(await copy(), { clipboard: [], outcome: 'not copied', shown: [{ kind: 'error', message }] });
   });
 
   it('only a folder that is not on this computer\'s disk open (a repository opened remotely): the commands say so, not "open a folder"', async () => {
@@ -95,9 +93,9 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     registerShowStatus(context as unknown as vscodeTypes.ExtensionContext, fake.fakeLog() as unknown as vscodeTypes.LogOutputChannel, file, () => api.notesFolder());
     const message = `No notes folder: the MCP server serves a folder on this computer's disk, and the open folder is not one (${virtual.toString()}). Open a local folder, or set workspace.defaultPath in the configuration.`;
     fake.shown.length = 0;
-    await assert.rejects(fake.commands.executeCommand('notesapp.startServer'), { message });
+    assert.equal(await fake.commands.executeCommand('notesapp.startServer'), undefined);
     assert.deepEqual(fake.shown, [{ kind: 'error', message }]);
-    assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
+    assert.deepEqual(await copy(), { clipboard: [], outcome: 'not copied', shown: [{ kind: 'error', message }] });
     fake.shown.length = 0;
     await fake.commands.executeCommand('notesapp.showStatus');
     assert.deepEqual(fake.shown, [{ kind: 'info', message: `Notes 0.0.0 — configuration: ${file} — workspace: none (no open folder is on this computer's disk)` }]);
@@ -107,7 +105,7 @@ describe('extension: the notes folder from workspace.defaultPath', () => {
     const missing = path.join(dir, 'Notes');
     open(missing);
     const message = `No MCP client configuration copied: The notes folder ${missing} does not exist: create it, open a folder, or change workspace.defaultPath in the configuration.`;
-    assert.deepEqual(await copy(), { clipboard: [], outcome: message, shown: [{ kind: 'error', message }] });
+    assert.deepEqual(await copy(), { clipboard: [], outcome: 'not copied', shown: [{ kind: 'error', message }] });
     fs.mkdirSync(missing);
     const { clipboard, outcome } = await copy();
     assert.equal(outcome, 'copied');
