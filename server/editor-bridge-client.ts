@@ -153,10 +153,10 @@ export class EditorBridgeClient {
       folder = { why: `unreadable (${(err as Error).message})`, fixable: false };
     }
     if (folder) {
-      throw new NotesError(
-        'NO_EDITOR',
-        `${NOT_ATTACHED} (the discovery folder ${dir} is ${folder.why}, so none of its files is taken; the extension makes it private (0700) when it writes its file there)`,
-      );
+      const remedy = folder.fixable
+        ? 'the extension makes it private (0700) when it writes its file there'
+        : 'remove it, and the extension makes a private one of its own';
+      throw new NotesError('NO_EDITOR', `${NOT_ATTACHED} (the discovery folder ${dir} is ${folder.why}, so none of its files is taken; ${remedy})`);
     }
     const found: Array<Endpoint & { alive: boolean; mtime: number }> = [];
     const refused: string[] = [];
@@ -356,14 +356,15 @@ export class EditorBridgeClient {
       );
     } catch (err) {
       if (err instanceof NotesError) throw err;
-      const oversized = this.oversizedMessage(connection);
-      if (oversized) {
-        const advice = !edits
-          ? ' The document in the editor is too large to send whole: read its saved file in pieces with read_file and its offset and length arguments, or update the Notes App extension, which sends only what can be answered.'
-          : ' The edit may or may not have been made: read the editor before trying again.';
+      if (this.oversized.has(connection)) {
+        const declared = this.oversized.get(connection);
+        // The message may be the answer to another call made at the same time: every call waiting is told.
+        const closed = `The connection to VS Code was closed: while ${method} waited for its answer, VS Code sent ${this.oversizedMessage(connection)} (the answer to this call or to another one made at the same time), and nothing of it was read.`;
+        if (edits) throw new NotesError('INTERNAL', `${closed} The edit may or may not have been made: read the editor before trying again.`);
+        if (declared === undefined) throw new NotesError('INTERNAL', closed);
         throw new NotesError(
-          edits ? 'INTERNAL' : 'FILE_TOO_LARGE',
-          `VS Code sent ${oversized} while ${method} waited for its answer: the connection was closed at that message's header, and nothing of it was read.${advice}`,
+          'FILE_TOO_LARGE',
+          `${closed} If that was the document in the editor, it is too large to send whole: read its saved file in pieces with read_file and its offset and length arguments, or update the Notes App extension, which sends only what can be answered.`,
         );
       }
       const lost = (why: string) =>

@@ -29,12 +29,16 @@ function editorReplyBytes(editor: EditorContent): number {
   return 2 * text + Buffer.byteLength(JSON.stringify({ ...about, content: '' })) + REPLY_ROOM;
 }
 
+/** The bytes of the answer's fields but the text, at their shortest (editorReplyBytes counts them so). */
+const LEAST_FIELDS_BYTES = Buffer.byteLength(JSON.stringify({ path: null, uri: '', languageId: '', isDirty: false, content: '' }));
+
 /**
- * The longest text (UTF-16 code units) that can fit in a reply of `room` bytes: each unit takes at least a byte, and
- * the text comes twice. The window leaves a longer one out (only its length is sent), as it could never be answered.
+ * The longest text (UTF-16 code units) that can fit in a reply of `room` bytes: each unit takes at least a byte, the
+ * text comes twice, each time in quotes, and the other fields take at least LEAST_FIELDS_BYTES. The window leaves a
+ * longer one out (only its length is sent), as it could never be answered.
  */
 function longestText(room: number): number {
-  return Math.max(0, Math.floor((room - REPLY_ROOM) / 2));
+  return Math.max(0, Math.floor((room - REPLY_ROOM - LEAST_FIELDS_BYTES - 4) / 2));
 }
 
 /**

@@ -62,12 +62,73 @@ function tagsOf(text: string, escaped: ReadonlySet<number>): string[] {
 }
 
 /**
+ * A block's text as a reader sees it, for summaries: image alt text in, and the offsets where no markup is read
+ * (code spans, escaped characters, link and image text), so readerText leaves `==` and `[^1]` there as written.
+ */
+class ShownText {
+  readonly parts: string[] = [];
+  readonly literal: Array<[number, number]> = [];
+  private length = 0;
+
+  /** `escaped`: offsets in `text` of characters written escaped. */
+  add(text: string, literal = false, escaped?: ReadonlySet<number>): void {
+    if (literal) this.literal.push([this.length, this.length + text.length]);
+    else if (escaped) for (const at of escaped) this.literal.push([this.length + at, this.length + at + 1]);
+    this.parts.push(text);
+    this.length += text.length;
+  }
+}
+
+/**
+ * The text with the markup markdown-it (without plugins) leaves in it taken out, as a reader sees it rendered: a
+ * reference to a footnote the note defines (`fast[^1].`, one of `footnotes`) goes, and a highlight
+ * (`==daily watering==`, Obsidian's and markdown-it-mark's) keeps its words. An `==` with white space on its inner
+ * side (`a == b`), part of a longer run (`===`), or in code or escaped is no highlight mark.
+ */
+function readerText(shown: ShownText, footnotes: ReadonlySet<string> | undefined): string {
+  const text = shown.parts.join('');
+  const refs = footnotes !== undefined && footnotes.size > 0 && text.includes('[^');
+  if (!refs && !text.includes('==')) return text;
+  const literal = new Uint8Array(text.length);
+  for (const [from, to] of shown.literal) literal.fill(1, from, to);
+  const cuts: Array<[number, number]> = [];
+  if (refs) {
+    for (const m of text.matchAll(/\[\^([^\]\s]{1,100})\]/g)) {
+      if (literal[m.index] || !footnotes.has(m[1])) continue;
+      cuts.push([m.index, m.index + m[0].length]);
+      literal.fill(1, m.index, m.index + m[0].length);
+    }
+  }
+  // One pass, pairing each opening `==` with the first closing one after it (a regular expression looking ahead for
+  // the closing one would go over the rest of the text from every opening one: a paragraph of "==x " repeated
+  // would take time growing with its square).
+  const visible = (c: string | undefined) => c !== undefined && c !== '=' && !/\s/.test(c);
+  let open = -1;
+  for (let at = text.indexOf('=='); at !== -1; at = text.indexOf('==', at + 2)) {
+    if (literal[at] || literal[at + 1] || text[at - 1] === '=' || text[at + 2] === '=') continue;
+    if (open !== -1 && visible(text[at - 1])) {
+      cuts.push([open, open + 2], [at, at + 2]);
+      open = -1;
+    } else if (open === -1 && visible(text[at + 2])) open = at;
+  }
+  if (cuts.length === 0) return text;
+  cuts.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let from = 0;
+  for (const [start, end] of cuts) {
+    out += text.slice(from, start);
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+/**
  * Walks one inline token; text is visited with its file line so multi-line paragraphs report exact lines.
  * `tags`: false in headings, where "#" text is a title (e.g. "Issue #notatag"), not a tag (README decision).
  * Text comes in runs: markdown-it's text tokens with its `text_special` ones (escapes, entities) between them, as
  * one string, so that a wikilink holding `&amp;` is one link and an escaped `\#` is known for what it is.
  */
-function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean, images: Set<number>): void {
+function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean, shown: ShownText): void {
   let line = firstLine;
   let openLink: { href: string; text: string; line: number } | undefined;
   const children = inline.children ?? [];
@@ -82,6 +143,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
       case 'hardbreak':
         if (!span) line++;
         prose.push(' ');
+        shown.add(' ');
         if (openLink) openLink.text += ' ';
         break;
       case 'link_open':
@@ -96,6 +158,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         break;
       case 'code_inline':
         prose.push(child.content);
+        shown.add(child.content, true);
         if (openLink) openLink.text += child.content;
         break;
 
@@ -112,22 +175,21 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         // Link text is the link's words: a `#` in it (`[#intro](x.md)`) is not a tag.
         if (tags && !openLink) for (const tag of tagsOf(text, escaped)) out.inlineTags.push(tag); // not push(...): a run may hold 100 000s
         prose.push(text);
+        shown.add(text, false, escaped);
         break;
       }
       case 'image':
-        // Its alt text, in the block's prose for summaries only (so "planted ![tomato](t.png) and ![pepper](p.png)"
+        // Its alt text, in the text shown for summaries only (so "planted ![tomato](t.png) and ![pepper](p.png)"
         // does not read "planted and and"); no word of the count, as it is not shown as text.
-        if (child.content) {
-          images.add(prose.length);
-          prose.push(child.content);
-        }
+        shown.add(child.content, true);
         break;
       case 'wikilink': {
         const { target, heading, alias } = wikilinkParts(child.content);
         // ![[embed]] is a transclusion, not a link.
         if (child.markup !== '!') out.links.push({ type: 'wikilink', target, heading, text: alias || target || heading || '', line });
-        const shown = alias ?? target;
-        prose.push(shown);
+        const linkText = alias ?? target;
+        prose.push(linkText);
+        shown.add(linkText, true);
         if (openLink) openLink.text += `${child.markup}[[${child.content}]]`;
         break;
       }
@@ -138,7 +200,8 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
   }
 }
 
-export function analyseBody(body: string, bodyLineOffset: number): NoteStructure {
+/** `footnotes`: the labels of the footnotes the note defines, whose references the paragraphs leave out. */
+export function analyseBody(body: string, bodyLineOffset: number, footnotes?: ReadonlySet<string>): NoteStructure {
   const out: NoteStructure = { headings: [], links: [], inlineTags: [], wordCount: 0, paragraphs: [] };
   const tokens = parseBlocks(body);
   // The line of the block around an inline token that has none of its own (a table cell: its row's line).
@@ -148,19 +211,18 @@ export function analyseBody(body: string, bodyLineOffset: number): NoteStructure
     if (token.map) blockLine = lineOf(token, bodyLineOffset);
     if (token.type !== 'inline') continue;
     const prose: string[] = [];
-    const images = new Set<number>();
+    const shown = new ShownText();
     const opener = tokens[i - 1];
     const heading = opener?.type === 'heading_open';
-    walkInline(token, blockLine, out, prose, !heading, images);
-    const clean = (parts: readonly string[]) => parts.join('').replace(/\s+/g, ' ').trim();
-    const text = clean(images.size ? prose.filter((_, at) => !images.has(at)) : prose);
+    walkInline(token, blockLine, out, prose, !heading, shown);
+    const clean = (t: string) => t.replace(/\s+/g, ' ').trim();
+    const text = clean(prose.join(''));
     out.wordCount += text.match(wordPattern())?.length ?? 0;
     if (heading) {
       out.headings.push({ level: Number(opener.tag.slice(1)), text, line: blockLine });
-    } else if (opener?.type !== 'td_open' && opener?.type !== 'th_open') {
-      // Task markers are structure, not prose.
-      const paragraph = (images.size ? clean(prose) : text).replace(/^\[[ xX/\-><?!]\]\s*/, '');
-      if (paragraph) out.paragraphs.push(paragraph);
+    } else if (text && opener?.type !== 'td_open' && opener?.type !== 'th_open') {
+      // A block of images only (a row of badges) is no prose. Task markers are structure, not prose.
+      out.paragraphs.push(clean(readerText(shown, footnotes)).replace(/^\[[ xX/\-><?!]\]\s*/, ''));
     }
   }
   out.inlineTags = [...new Set(out.inlineTags)];

@@ -102,39 +102,42 @@ export function clip(text: string, maxLength: number): string {
   return `${(space > maxLength / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
-/**
- * Markup of notes that markdown-it, without plugins, leaves in the text, taken out of a paragraph as a reader sees
- * it rendered: a footnote reference (`fast[^1].`) goes, a highlight (`==daily watering==`, Obsidian's and
- * markdown-it-mark's) keeps its words. An `==` with white space on its inner side (`a == b`) is no highlight.
- */
-function readerText(paragraph: string): string {
-  const text = paragraph.replace(/\[\^[^\]\s]{1,100}\]/g, '');
-  if (!text.includes('==')) return text;
-  // One pass, pairing each opening `==` with the first closing one after it (a regular expression looking ahead for
-  // the closing one would go over the rest of the text from every opening one: a paragraph of "==x " repeated
-  // would take time growing with its square).
-  const visible = (c: string | undefined) => c !== undefined && c !== '=' && !/\s/.test(c);
-  let out = '';
-  let from = 0;
-  let open = -1;
-  for (let at = text.indexOf('=='); at !== -1; at = text.indexOf('==', at + 2)) {
-    if (text[at - 1] === '=' || text[at + 2] === '=') continue; // part of a longer run: `===` is no highlight
-    if (open !== -1 && visible(text[at - 1])) {
-      out += text.slice(from, open) + text.slice(open + 2, at);
-      from = at + 2;
-      open = -1;
-    } else if (open === -1 && visible(text[at + 2])) open = at;
-  }
-  return out + text.slice(from);
-}
+/** A line that starts a block of its own, so it cannot continue a paragraph (a footnote's text) lazily. */
+const BLOCK_START = /^ {0,3}(?:```|~~~|#{1,6}(?:\s|$)|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|>|<|(?:[*_-][ \t]*){3,}$|\[\^[^\]\s]{1,100}\]:)/;
+/** A footnote's definition: `[^1]: Seen in the 2024 notes.` at the start of a line. */
+const FOOTNOTE_DEFINITION = /^ {0,3}\[\^([^\]\s]{1,100})\]:/;
 
 /**
- * A footnote's definition (`[^1]: Seen in the 2024 notes.`, at the start of a line) is a note on the text, shown
- * apart from it: its lines are emptied before the body is read for sentences. Lines indented under it, which
- * continue it, are then read as code, which a summary leaves out too.
+ * The body without its footnotes' definitions, and their labels. A definition is a note on the text, shown apart
+ * from it: its line is emptied, and so are the lines that continue it (indented under it, after blank lines too, or
+ * the lines of its paragraph that follow it), as markdown-it-footnote reads them.
  */
-function withoutFootnoteDefinitions(body: string): string {
-  return body.replace(/^ {0,3}\[\^[^\]\s]{1,100}\]:.*$/gm, '');
+export function withoutFootnoteDefinitions(body: string): { body: string; labels: Set<string> } {
+  const labels = new Set<string>();
+  if (!body.includes('[^')) return { body, labels };
+  const lines = body.split('\n');
+  // In a definition; and whether the line before was blank (a line not indented then ends it).
+  let inside = false;
+  let afterBlank = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const definition = FOOTNOTE_DEFINITION.exec(line);
+    const blank = line.trim() === '';
+    if (definition) {
+      labels.add(definition[1]);
+      inside = true;
+    } else if (!inside || blank) {
+      afterBlank = blank;
+      continue;
+    } else if (!/^(?: {4}|\t)/.test(line) && (afterBlank || BLOCK_START.test(line))) {
+      inside = false;
+      afterBlank = false;
+      continue;
+    }
+    lines[i] = '';
+    afterBlank = false;
+  }
+  return { body: lines.join('\n'), labels };
 }
 
 /**
@@ -144,7 +147,8 @@ function withoutFootnoteDefinitions(body: string): string {
 export function extractiveSummary(text: string, maxLength: number): string {
   // Sentences past the first 1 MB are not scored: the summary stays fast on huge notes.
   const { body, bodyLineOffset } = splitNote(analysedPart(text).text);
-  const all = analyseBody(withoutFootnoteDefinitions(body), bodyLineOffset).paragraphs.flatMap((p) => sentences(readerText(p)));
+  const read = withoutFootnoteDefinitions(body);
+  const all = analyseBody(read.body, bodyLineOffset, read.labels).paragraphs.flatMap(sentences);
   if (all.length === 0) return '';
   const freq = new Map<string, number>();
   for (const s of all) for (const w of words(s)) freq.set(w, (freq.get(w) ?? 0) + 1);

@@ -138,6 +138,36 @@ describe('notes/summary', () => {
     assert.equal(extractiveSummary('We planted ![tomato](t.png) and ![pepper](p.png) and basil.\n', 500), 'We planted tomato and pepper and basil.');
     // The alt text is no word of the note's count: it is not shown as text.
     assert.equal(analyseBody('We planted ![tomato](t.png) and ![pepper](p.png) and basil.\n', 0).wordCount, 5);
+    // A block of images only (a row of badges) is no prose.
+    assert.equal(extractiveSummary('[![Build](b.svg)](ci) [![npm](n.svg)](npm)\n\n![photo](a.png)\n\nThe library parses notes.\n', 500), 'The library parses notes.');
+  });
+
+  it('leaves code, escaped marks and references to footnotes the note does not define as written', () => {
+    assert.equal(extractiveSummary('Compare `x==y` with `a==b` here, and \\==not marked\\== either.\n', 500), 'Compare x==y with a==b here, and ==not marked== either.');
+    assert.equal(extractiveSummary('Strip non-digits with `[^0-9]` first. The class [^abc] matches others.\n', 500), 'Strip non-digits with [^0-9] first. The class [^abc] matches others.');
+    // A highlight over emphasis or code is one highlight.
+    assert.equal(extractiveSummary('Keep ==the *best* `seeds`== dry.\n', 500), 'Keep the best seeds dry.');
+  });
+
+  it('leaves out the lines that continue a footnote: indented, after a blank line, or lazily', () => {
+    const note = [
+      '- Buy seeds[^1]',
+      '- Plant tomatoes[^2]',
+      '',
+      '[^1]: From the shop.',
+      '    Ask for organic ones.',
+      '',
+      '    A second paragraph of the footnote.',
+      '[^2]: Seen in the',
+      'season notes of 2024.',
+      '## Later',
+      '',
+      'Water them daily.',
+      '',
+    ].join('\n');
+    assert.equal(extractiveSummary(note, 500), 'Buy seeds. Plant tomatoes. Water them daily.');
+    // A block that starts on the next line is no continuation: a fence there is kept whole (code, left out).
+    assert.equal(extractiveSummary('Text[^1].\n\n[^1]: A note.\n```\nBIG CODE\n```\nAfter the code.\n', 500), 'Text. After the code.');
   });
 
   it('summarises the intro of a note opening with a `---` rule, and the first line of one with a byte-order mark', () => {

@@ -10,6 +10,7 @@ import { createMessageConnection, ResponseError, StreamMessageReader, StreamMess
 import { discoveryFilePath } from '../../../src/core/bridge/discovery';
 import { BRIDGE_PROTOCOL_VERSION, BridgeErrorCodes, BridgeMethods } from '../../../src/core/bridge/protocol';
 import { EditorBridgeClient } from '../../../server/editor-bridge-client';
+import type { NotesError } from '../../../src/core/errors';
 import { RawServer } from '../hardening/raw-server';
 import { call, callError, callOk, startServer, textOf } from './harness';
 
@@ -32,6 +33,8 @@ interface FakeEditor {
   protocolVersion?: number;
   /** Whether the document has unsaved changes (by default it has). */
   isDirty?: boolean;
+  /** When set, getEditorContent is answered by writing these bytes on the socket, and by no message. */
+  rawAnswer?: Buffer;
   /** When true, answers with the whole text whatever length is asked for, as an extension of before `maxLength`. */
   ignoresMaxLength?: boolean;
   /** When set, authentication is refused as a window of this protocol version and extension version refuses it. */
@@ -95,6 +98,10 @@ class FakeBridge {
       const content = (params as { content: string }).content;
       switch (method) {
         case BridgeMethods.getEditorContent: {
+          if (this.editor.rawAnswer) {
+            socket.write(this.editor.rawAnswer);
+            return new Promise(() => undefined);
+          }
           const about = { path: this.editor.path, uri: uri(), languageId: 'markdown', isDirty: this.editor.isDirty ?? true };
           const maxLength = this.editor.ignoresMaxLength ? undefined : (params as { maxLength?: number }).maxLength;
           // As the extension does: a text longer than the server can answer is left out, its length given.
@@ -254,6 +261,18 @@ describe('MCP editor tools through the editor bridge', () => {
       assert.equal(bridge.connections, 0, 'the token went nowhere');
       fs.chmodSync(dir, 0o700);
       assert.equal((await callOk<{ content: string }>(h.client, 'get_editor_content')).content, '# Draft\n\nHello');
+      // Another user's folder is not the extension's to make private: the error says to remove it. Giving a folder
+      // to another user takes root.
+      if (process.getuid?.() === 0) {
+        fs.chownSync(dir, 65534, 65534);
+        // The folder is checked when a window is looked for: the window closing its connection makes the server look.
+        bridge.drop();
+        assert.match(
+          await callError(h.client, 'get_editor_content'),
+          /\(the discovery folder .* is owned by user 65534, not by this user \(0\), so none of its files is taken; remove it, and the extension makes a private one of its own\)$/,
+        );
+        fs.chownSync(dir, 0, 0);
+      }
     } finally {
       await h.close();
     }
@@ -457,8 +476,9 @@ describe('MCP editor tools through the editor bridge', () => {
       bridge.editor.isDirty = false;
       assert.equal(await answer(), tooLarge(uri, 'Its saved file holds the same text: read "drafts/big.md" in pieces with read_file and its offset and length arguments.'));
       const asked = bridge.received.filter((r) => r.method === BridgeMethods.getEditorContent).map((r) => r.params);
-      // The request id (1 byte here) is echoed in the reply too: (10 420 224 - 1 - 1 024) / 2, rounded down.
-      assert.deepEqual(asked.at(-1), { maxLength: 5_209_599 });
+      // The reply limit less the request id (1 byte here), the envelope (1 024), the other fields at their shortest
+      // (67) and the text's quotes (4), halved: (10 420 224 - 1 - 1 024 - 67 - 4) / 2.
+      assert.deepEqual(asked.at(-1), { maxLength: 5_209_564 });
       // Shorter than that but of two-byte characters, it is sent, and its answer measured.
       bridge.editor.content = 'é'.repeat(3_000_000);
       const measured = await callError(h.client, 'get_editor_content');
@@ -485,7 +505,7 @@ describe('MCP editor tools through the editor bridge', () => {
       bridge.editor.ignoresMaxLength = true;
       bridge.editor.content = 'x'.repeat(65 * 1024 * 1024);
       const refused = await callError(h.client, 'get_editor_content');
-      const [, bytes] = /^VS Code sent a message of (\d+) bytes, over the 67108864 bytes the editor bridge takes in one message while notesapp\/getEditorContent waited for its answer: the connection was closed at that message's header, and nothing of it was read\. The document in the editor is too large to send whole: read its saved file in pieces with read_file and its offset and length arguments, or update the Notes App extension, which sends only what can be answered\.$/.exec(refused) ?? [];
+      const [, bytes] = /^The connection to VS Code was closed: while notesapp\/getEditorContent waited for its answer, VS Code sent a message of (\d+) bytes, over the 67108864 bytes the editor bridge takes in one message \(the answer to this call or to another one made at the same time\), and nothing of it was read\. If that was the document in the editor, it is too large to send whole: read its saved file in pieces with read_file and its offset and length arguments, or update the Notes App extension, which sends only what can be answered\.$/.exec(refused) ?? [];
       assert.ok(Number(bytes) > 65 * 1024 * 1024, refused.slice(0, 400));
       // Read whole, the message alone would have taken 65 MiB as bytes and again as text.
       assert.ok(peak() - before < 32 * 1024 * 1024, `the server's peak memory grew by ${peak() - before} bytes`);
@@ -599,6 +619,29 @@ describe('the editor bridge client when VS Code is slow or goes away', () => {
     assert.ok(Date.now() - started < 350, `failed after ${Date.now() - started} ms`);
     bridge.editor.delays = {};
     assert.equal((await client.getEditorContent()).content, '# Draft\n\nHello');
+    assert.equal(bridge.connections, 2);
+  });
+
+  it('closes the connection at a message without a valid header, telling each call waiting on it; then connects again', async () => {
+    await client.getEditorContent();
+    bridge.editor.delays = { [BridgeMethods.setEditorContent]: 300 };
+    bridge.editor.rawAnswer = Buffer.from('X-Junk: 1\r\n\r\n{}');
+    const edit = client.setEditorContent('# New\n').then(
+      () => undefined,
+      (err: NotesError) => err,
+    );
+    const get = await client.getEditorContent().then(
+      () => undefined,
+      (err: NotesError) => err,
+    );
+    const closed = (method: string) =>
+      `The connection to VS Code was closed: while ${method} waited for its answer, VS Code sent a message without a valid header (the answer to this call or to another one made at the same time), and nothing of it was read.`;
+    // No word of a document too large: nothing says what the message held.
+    assert.deepEqual([get?.code, get?.message], ['INTERNAL', closed(BridgeMethods.getEditorContent)]);
+    const editError = await edit;
+    assert.deepEqual([editError?.code, editError?.message], ['INTERNAL', `${closed(BridgeMethods.setEditorContent)} The edit may or may not have been made: read the editor before trying again.`]);
+    bridge.editor.rawAnswer = undefined;
+    assert.equal((await client.getEditorContent()).content, bridge.editor.content);
     assert.equal(bridge.connections, 2);
   });
 
