@@ -148,7 +148,13 @@ function workbenchUrl(port, run, testsIndex) {
  * non-zero failed); rejects when the environment itself fails (no runtime, no browser, no workbench).
  */
 export async function runBrowserHosted({ testsIndex, log = (line) => process.stdout.write(`${line}\n`) }) {
-  const runtime = ensureRuntime();
+  let runtime;
+  try {
+    runtime = ensureRuntime();
+  } catch (err) {
+    if (process.platform !== 'linux') err.message += ' Run the tests in desktop VS Code instead: NOTESAPP_TEST_RUNNER=electron.';
+    throw err;
+  }
   const run = prepareRun();
   const port = await freePort();
   const server = startCodeServer(runtime, port, run);

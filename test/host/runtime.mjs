@@ -49,7 +49,8 @@ export function ensureRuntime(log = (m) => console.log(`[runtime] ${m}`)) {
   const found = findRuntime();
   if (found) return found;
   if (process.platform !== 'linux') {
-    throw new Error('The browser-hosted runner installs its runtime on Linux only; use NOTESAPP_TEST_RUNNER=electron.');
+    // The callers say what to do instead: the tests name their other runner, npm start desktop VS Code.
+    throw new Error('The browser-hosted VS Code server is installed on Linux only.');
   }
   const finalDir = runtimeDir();
   fs.mkdirSync(path.dirname(finalDir), { recursive: true });
