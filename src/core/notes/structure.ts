@@ -22,7 +22,10 @@ export interface NoteStructure {
   links: RawLink[];
   inlineTags: string[];
   wordCount: number;
-  /** Prose of paragraphs and list items, one string per block, for summaries (table cells are not prose). */
+  /**
+   * Prose of paragraphs and list items as a reader sees it, one string per block, for summaries (table cells are
+   * not prose); made only when asked for (analyseBody's `paragraphs`), else empty.
+   */
   paragraphs: string[];
 }
 
@@ -68,6 +71,8 @@ function tagsOf(text: string, escaped: ReadonlySet<number>): string[] {
 class ShownText {
   readonly parts: string[] = [];
   readonly literal: Array<[number, number]> = [];
+  /** Whether it differs from the words' prose by more than markup: an image's alt text is in it. */
+  images = false;
   private length = 0;
 
   /** `escaped`: offsets in `text` of characters written escaped. */
@@ -128,7 +133,7 @@ function readerText(shown: ShownText, footnotes: ReadonlySet<string> | undefined
  * Text comes in runs: markdown-it's text tokens with its `text_special` ones (escapes, entities) between them, as
  * one string, so that a wikilink holding `&amp;` is one link and an escaped `\#` is known for what it is.
  */
-function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean, shown: ShownText): void {
+function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose: string[], tags: boolean, shown: ShownText | undefined): void {
   let line = firstLine;
   let openLink: { href: string; text: string; line: number } | undefined;
   const children = inline.children ?? [];
@@ -143,7 +148,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
       case 'hardbreak':
         if (!span) line++;
         prose.push(' ');
-        shown.add(' ');
+        shown?.add(' ');
         if (openLink) openLink.text += ' ';
         break;
       case 'link_open':
@@ -158,7 +163,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         break;
       case 'code_inline':
         prose.push(child.content);
-        shown.add(child.content, true);
+        shown?.add(child.content, true);
         if (openLink) openLink.text += child.content;
         break;
 
@@ -175,13 +180,16 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         // Link text is the link's words: a `#` in it (`[#intro](x.md)`) is not a tag.
         if (tags && !openLink) for (const tag of tagsOf(text, escaped)) out.inlineTags.push(tag); // not push(...): a run may hold 100 000s
         prose.push(text);
-        shown.add(text, false, escaped);
+        shown?.add(text, false, escaped);
         break;
       }
       case 'image':
         // Its alt text, in the text shown for summaries only (so "planted ![tomato](t.png) and ![pepper](p.png)"
         // does not read "planted and and"); no word of the count, as it is not shown as text.
-        shown.add(child.content, true);
+        if (shown && child.content) {
+          shown.images = true;
+          shown.add(child.content, true);
+        }
         break;
       case 'wikilink': {
         const { target, heading, alias } = wikilinkParts(child.content);
@@ -189,7 +197,7 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
         if (child.markup !== '!') out.links.push({ type: 'wikilink', target, heading, text: alias || target || heading || '', line });
         const linkText = alias ?? target;
         prose.push(linkText);
-        shown.add(linkText, true);
+        shown?.add(linkText, true);
         if (openLink) openLink.text += `${child.markup}[[${child.content}]]`;
         break;
       }
@@ -200,8 +208,16 @@ function walkInline(inline: Token, firstLine: number, out: NoteStructure, prose:
   }
 }
 
-/** `footnotes`: the labels of the footnotes the note defines, whose references the paragraphs leave out. */
-export function analyseBody(body: string, bodyLineOffset: number, footnotes?: ReadonlySet<string>): NoteStructure {
+/** White space run together into one space, and none at the ends. */
+function collapsed(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * `paragraphs`: whether to make them (summaries; they cost a second pass over each block's text), with `footnotes`,
+ * the labels of the footnotes the note defines, whose references they leave out.
+ */
+export function analyseBody(body: string, bodyLineOffset: number, paragraphs?: { footnotes?: ReadonlySet<string> }): NoteStructure {
   const out: NoteStructure = { headings: [], links: [], inlineTags: [], wordCount: 0, paragraphs: [] };
   const tokens = parseBlocks(body);
   // The line of the block around an inline token that has none of its own (a table cell: its row's line).
@@ -211,18 +227,20 @@ export function analyseBody(body: string, bodyLineOffset: number, footnotes?: Re
     if (token.map) blockLine = lineOf(token, bodyLineOffset);
     if (token.type !== 'inline') continue;
     const prose: string[] = [];
-    const shown = new ShownText();
     const opener = tokens[i - 1];
     const heading = opener?.type === 'heading_open';
+    const shown = paragraphs && !heading ? new ShownText() : undefined;
     walkInline(token, blockLine, out, prose, !heading, shown);
-    const clean = (t: string) => t.replace(/\s+/g, ' ').trim();
-    const text = clean(prose.join(''));
+    const joined = prose.join('');
+    const text = collapsed(joined);
     out.wordCount += text.match(wordPattern())?.length ?? 0;
     if (heading) {
       out.headings.push({ level: Number(opener.tag.slice(1)), text, line: blockLine });
-    } else if (text && opener?.type !== 'td_open' && opener?.type !== 'th_open') {
-      // A block of images only (a row of badges) is no prose. Task markers are structure, not prose.
-      out.paragraphs.push(clean(readerText(shown, footnotes)).replace(/^\[[ xX/\-><?!]\]\s*/, ''));
+    } else if (shown && text && opener?.type !== 'td_open' && opener?.type !== 'th_open') {
+      // A block of images only (a row of badges) is no prose. Task markers are structure, not prose. A block with
+      // no image and nothing readerText takes out reads as its words do.
+      const plain = !shown.images && !joined.includes('==') && !joined.includes('[^');
+      out.paragraphs.push((plain ? text : collapsed(readerText(shown, paragraphs?.footnotes))).replace(/^\[[ xX/\-><?!]\]\s*/, ''));
     }
   }
   out.inlineTags = [...new Set(out.inlineTags)];

@@ -148,7 +148,7 @@ export function extractiveSummary(text: string, maxLength: number): string {
   // Sentences past the first 1 MB are not scored: the summary stays fast on huge notes.
   const { body, bodyLineOffset } = splitNote(analysedPart(text).text);
   const read = withoutFootnoteDefinitions(body);
-  const all = analyseBody(read.body, bodyLineOffset, read.labels).paragraphs.flatMap(sentences);
+  const all = analyseBody(read.body, bodyLineOffset, { footnotes: read.labels }).paragraphs.flatMap(sentences);
   if (all.length === 0) return '';
   const freq = new Map<string, number>();
   for (const s of all) for (const w of words(s)) freq.set(w, (freq.get(w) ?? 0) + 1);

@@ -63,7 +63,7 @@ describe('notes/structure on hostile and unusual text', () => {
   });
 
   it('reads wikilinks whose names hold emphasis markers as links, not emphasis: [[__init__]], [[Report _final_]]', () => {
-    const s = analyseBody('See [[__init__]] and [[Report _final_]], [[a ~~b~~]], [[*star*]] and [[Note|*pretty*]].\n', 0);
+    const s = analyseBody('See [[__init__]] and [[Report _final_]], [[a ~~b~~]], [[*star*]] and [[Note|*pretty*]].\n', 0, {});
     assert.deepEqual(
       s.links.map((l) => [l.target, l.text]),
       [['__init__', '__init__'], ['Report _final_', 'Report _final_'], ['a ~~b~~', 'a ~~b~~'], ['*star*', '*star*'], ['Note', '*pretty*']],
