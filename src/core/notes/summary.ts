@@ -112,7 +112,7 @@ const FOOTNOTE_DEFINITION = /^ {0,3}\[\^([^\]\s]{1,100})\]:/;
  * from it: its line is emptied, and so are the lines that continue it (indented under it, after blank lines too, or
  * the lines of its paragraph that follow it), as markdown-it-footnote reads them.
  */
-export function withoutFootnoteDefinitions(body: string): { body: string; labels: Set<string> } {
+function withoutFootnoteDefinitions(body: string): { body: string; labels: Set<string> } {
   const labels = new Set<string>();
   if (!body.includes('[^')) return { body, labels };
   const lines = body.split('\n');
