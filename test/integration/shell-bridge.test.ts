@@ -131,6 +131,19 @@ describe('shell: editor bridge (direct vscode-jsonrpc client)', function () {
     }
   });
 
+  it("gives a text longer than the length asked for as its length only, counted as VS Code's text is, line ends included", async () => {
+    // CRLF line ends count two characters each, as in getText(); a last line without a line end counts too.
+    const text = '# Long\r\n\r\nfirst line\r\nlast line without end';
+    await withAuthenticatedBridge(text, async (note, connection) => {
+      const whole = note.editor.document.getText();
+      const omitted = editorContent.parse(await connection.sendRequest(BridgeMethods.getEditorContent, { maxLength: whole.length - 1 }));
+      assert.deepEqual(omitted, { content: '', path: note.relative, uri: note.editor.document.uri.toString(), languageId: 'markdown', isDirty: false, omittedLength: whole.length });
+      const sent = editorContent.parse(await connection.sendRequest(BridgeMethods.getEditorContent, { maxLength: whole.length }));
+      assert.equal(sent.content, whole);
+      assert.equal(sent.omittedLength, undefined);
+    });
+  });
+
   it('refuses to edit a read-only editor, saying so, and leaves it unchanged', async () => {
     await withAuthenticatedBridge('# Locked\n', async (note, connection) => {
       await vscode.commands.executeCommand('workbench.action.files.setActiveEditorReadonlyInSession');
