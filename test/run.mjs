@@ -1,7 +1,9 @@
-// `npm test`: build, typecheck, lint, unit tests, extension-host tests; ends with one "N passed, N failed" line.
+// `npm test`: build, typecheck, lint, unit tests, extension-host tests; ends with a line per step, a line per failing
+// test, and one "N passed, N failed" line.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { failureLines } from './failures.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
@@ -55,6 +57,7 @@ function runStep(step) {
         passed: num(/(\d+) passing/),
         failed: num(/(\d+) failing/),
         pending: num(/(\d+) pending/),
+        failures: step.counts ? failureLines(plain) : [],
       });
     });
   });
@@ -72,6 +75,12 @@ console.log('\n=== summary ===');
 for (const r of results) {
   const counts = r.counts ? ` — ${r.passed} passed, ${r.failed} failed${r.pending ? `, ${r.pending} pending` : ''}` : '';
   console.log(`${r.code === 0 ? 'ok  ' : 'FAIL'} ${r.name.padEnd(12)} ${r.seconds.toFixed(1).padStart(6)} s${counts}`);
+}
+// The failing tests again, one line each, so that the last lines of the output say which failed and why.
+const MAX_LISTED = 12;
+for (const r of results) {
+  for (const line of r.failures?.slice(0, MAX_LISTED) ?? []) console.log(`failed in ${r.name}: ${line}`);
+  if (r.failures?.length > MAX_LISTED) console.log(`failed in ${r.name}: … and ${r.failures.length - MAX_LISTED} more (see "${r.name}" above)`);
 }
 const passed = results.reduce((n, r) => n + r.passed, 0);
 // A step that failed without reporting a failing test (crash, type error, lint error) counts as one failure.
