@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CancellationTokenSource, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { CancellationTokenSource, ConnectionError, ErrorCodes, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
 import { bridgeAddressProblem, discoveryDir, discoveryDirProblem, discoveryFileNames, folderHolds, processAlive, readDiscoveryFile } from '../src/core/bridge/discovery';
 import { MAX_BRIDGE_MESSAGE_BYTES, socketConnection, watchMessageSizes } from '../src/core/bridge/framing';
@@ -324,7 +324,7 @@ export class EditorBridgeClient {
     return connection;
   }
 
-  private async request<T extends { uri: string; path: string | null }>(method: string, params: object, schema: z.ZodType<T>): Promise<T> {
+  private async request<T extends { uri: string; path: string | null }>(method: string, params: object, schema: z.ZodType<T>, again = false): Promise<T> {
     // A window found through its discovery file that has removed it since (the workspace left the window) is no
     // longer the editor to drive: the next call looks again (one stat per call).
     if (this.connection && this.inUse?.discovered && !fs.existsSync(this.inUse.source)) this.retire();
@@ -332,6 +332,7 @@ export class EditorBridgeClient {
     this.pending.set(connection, (this.pending.get(connection) ?? 0) + 1);
     const timeout = this.options.requestTimeoutMs ?? 10000;
     let result: unknown;
+    let retry = false;
     const edits = method !== BridgeMethods.getEditorContent;
     // On timeout the request is cancelled: VS Code drops it if it has not started on it yet.
     const cancel = new CancellationTokenSource();
@@ -375,12 +376,20 @@ export class EditorBridgeClient {
       if (err instanceof ResponseError) {
         if (err.code === BridgeErrorCodes.noActiveEditor) throw new NotesError('NO_EDITOR', `VS Code has no active text editor: ${err.message}`);
         if (err.code === BridgeErrorCodes.editRejected) throw new NotesError('INTERNAL', `VS Code rejected the edit: ${err.message}`);
-        // vscode-jsonrpc's own: the connection closed or was disposed while the request waited.
-        if (err.code === ErrorCodes.PendingResponseRejected || err.code === ErrorCodes.ConnectionInactive) throw lost(err.message);
-        throw new NotesError('INTERNAL', `The editor bridge answered an error: ${err.message}`);
+        // vscode-jsonrpc's own: the connection closed or was disposed while the request waited. The window may be
+        // reloading, or may have closed the connection just as this call came: a read is made once more, on
+        // whatever connection a new look for the window gives. An edit may have been made, and is not.
+        if (err.code === ErrorCodes.PendingResponseRejected || err.code === ErrorCodes.ConnectionInactive) {
+          if (again || edits) throw lost(err.message);
+          retry = true;
+        } else throw new NotesError('INTERNAL', `The editor bridge answered an error: ${err.message}`);
+      } else if (err instanceof ConnectionError && !again) {
+        // The connection was closed before the request could be sent: nothing was sent, so any call is made again.
+        retry = true;
+      } else {
+        this.dispose();
+        throw lost((err as Error).message);
       }
-      this.dispose();
-      throw lost((err as Error).message);
     } finally {
       cancel.dispose();
       const left = (this.pending.get(connection) ?? 1) - 1;
@@ -389,6 +398,10 @@ export class EditorBridgeClient {
         this.pending.delete(connection);
         this.retired.get(connection)?.();
       }
+    }
+    if (retry) {
+      if (this.connection === connection) this.retire();
+      return this.request(method, params, schema, true);
     }
     const parsed = schema.safeParse(result);
     if (!parsed.success) throw new NotesError('INTERNAL', `The editor bridge answered ${method} with an unexpected shape: ${parsed.error.message}`);
