@@ -342,6 +342,18 @@ function utf8Length(lead: number): number {
   return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
 }
 
+/**
+ * Bytes of the character `buf` starts with: its first byte and the continuation bytes (0x80-0xBF) after it, as many
+ * as that byte begins. In a file that is not UTF-8, a byte that looks like a beginning may be followed by no
+ * continuation: it is then one byte, and the next byte begins the next character.
+ */
+function characterLength(buf: Buffer): number {
+  const wanted = Math.min(utf8Length(buf[0]), buf.length);
+  let n = 1;
+  while (n < wanted && (buf[n] & 0xc0) === 0x80) n++;
+  return n;
+}
+
 /** Cuts a buffer at the last complete UTF-8 character so ranges never split one. */
 function completeUtf8(buf: Buffer): Buffer {
   let start = buf.length - 1;
@@ -366,13 +378,30 @@ async function readBytes(handle: fs.FileHandle, from: number, to: number): Promi
 }
 
 /**
+ * How many of the first bytes of `after` continue a UTF-8 character that `before` (the up to 3 bytes before them)
+ * begins and does not finish. Bytes of the continuation pattern (0x80-0xBF) that follow no such beginning are no
+ * part of a character begun before: in a file that is not UTF-8 (Windows-1252's quotes, degree sign, dashes) they
+ * are the file's own, and a range that started past them would lose them.
+ */
+function continuedBytes(before: Buffer, after: Buffer): number {
+  const unfinished = before.length - completeUtf8(before).length;
+  if (unfinished === 0) return 0;
+  const owed = utf8Length(before[before.length - unfinished]) - unfinished;
+  let n = 0;
+  while (n < owed && n < after.length && (after[n] & 0xc0) === 0x80) n++;
+  return n;
+}
+
+/**
  * `length` bytes at `offset` of an open file, without the continuation bytes of a character begun before it or one
  * split at its end; `read`: the bytes as read.
  */
 async function readRange(handle: fs.FileHandle, size: number, offset: number, length: number): Promise<{ skip: number; body: Buffer; read: Buffer }> {
-  const read = await readBytes(handle, offset, offset + length);
-  let skip = 0;
-  while (skip < read.length && skip < 3 && offset > 0 && (read[skip] & 0xc0) === 0x80) skip++;
+  // The up to 3 bytes before `offset` come in the same read: they say whether the range starts inside a character.
+  const from = Math.max(0, offset - 3);
+  const bytes = await readBytes(handle, from, offset + length);
+  const read = bytes.subarray(offset - from);
+  const skip = continuedBytes(bytes.subarray(0, offset - from), read);
   const end = offset + read.length < size ? completeUtf8(read) : read;
   return { skip, body: end.subarray(skip), read };
 }
@@ -484,7 +513,7 @@ export class FileAccess {
       // Too short for one whole character: 7 bytes always hold one, even from its last continuation byte.
       if (body.length === 0 && offset + skip < stat.size) {
         ({ skip, body } = await readRange(handle, stat.size, offset, Math.min(7, stat.size - offset)));
-        body = body.subarray(0, utf8Length(body[0]));
+        body = body.subarray(0, characterLength(body));
       }
     } finally {
       await handle.close();

@@ -69,6 +69,31 @@ describe('read_file ranges and binary files', () => {
     assert.deepEqual([inside.content, inside.offset], ['😀', 2], 'a range starting inside a character starts at the next one');
   });
 
+  it('read_file ranges of a file that is not UTF-8 join up to every one of its bytes', async () => {
+    // Windows-1252: curly quotes, degree and plus-minus signs and a dash are single bytes of 0x80-0xBF, which in
+    // UTF-8 only continue a character; here none follows a byte that begins one.
+    const cp1252 = Buffer.from([...Buffer.from('He said '), 0x93, ...Buffer.from('it'), 0x92, ...Buffer.from('s 25'), 0xb0, ...Buffer.from('C '), 0xb1, 0x32, 0x94, 0x20, 0x96, ...Buffer.from(' ok')]);
+    fs.writeFileSync(path.join(h.workspace, 'cp1252.md'), cp1252);
+    const ranges: Array<[number, number]> = [];
+    let offset: number | null = 0;
+    for (let calls = 0; offset !== null; calls++) {
+      assert.ok(calls < cp1252.length, 'reading on from nextOffset ends');
+      const r: { offset: number; length: number; nextOffset: number | null; invalidUtf8: boolean } = await callOk(h.client, 'read_file', { path: 'cp1252.md', offset, length: 4 });
+      assert.equal(r.offset, offset, `the range asked for at ${offset} starts there`);
+      ranges.push([r.offset, r.length]);
+      offset = r.nextOffset;
+    }
+    assert.equal(ranges.reduce((n, [, length]) => n + length, 0), cp1252.length, `every byte is in a range: ${JSON.stringify(ranges)}`);
+    // A file over 1 MB of it, read in its 1 MB ranges: the second starts where the first ended, on a quote.
+    const big = Buffer.concat([Buffer.alloc(1_048_576, 'a'), cp1252]);
+    fs.writeFileSync(path.join(h.workspace, 'cp1252.txt'), big);
+    const first = await callOk<{ length: number; nextOffset: number }>(h.client, 'read_file', { path: 'cp1252.txt' });
+    const rest = await callOk<{ offset: number; length: number; content: string; nextOffset: number | null }>(h.client, 'read_file', { path: 'cp1252.txt', offset: first.nextOffset + 8 });
+    assert.deepEqual([first.length + 8 + rest.length, rest.offset, rest.nextOffset], [big.length, 1_048_584, null]);
+    assert.equal(rest.content, cp1252.subarray(8).toString('utf8'));
+    assert.ok(rest.content.startsWith('\uFFFDit\uFFFDs'), rest.content);
+  });
+
   it('read_file refuses a length over 1 MB with a clear argument error', async () => {
     const result = await call(h.client, 'read_file', { path: 'ideas.md', length: 9e15 });
     assert.equal(result.isError, true);
