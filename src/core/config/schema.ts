@@ -7,6 +7,21 @@ const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a color of the f
 const millis = (description: string, value: number) => z.number().int().nonnegative().default(value).describe(description);
 const flag = (description: string, value: boolean) => z.boolean().default(value).describe(description);
 
+/** Longest exclude glob taken, in characters (the glob compiler refuses any over 65 536). */
+export const MAX_GLOB_LENGTH = 4096;
+
+/** Exclude globs: each one non-empty (an empty glob matches nothing and is refused by the compiler) and bounded. */
+const globs = (defaults: string[], description: string) =>
+  z
+    .array(
+      z
+        .string()
+        .min(1, 'an exclude pattern must not be empty')
+        .max(MAX_GLOB_LENGTH, `an exclude pattern must be at most ${MAX_GLOB_LENGTH} characters`),
+    )
+    .default(defaults)
+    .describe(description);
+
 /** Accelerator strings as the desktop app writes them, e.g. `CommandOrControl+Shift+F`. */
 export const accelerator = z
   .string()
@@ -98,10 +113,7 @@ export const filesSchema = z
       .regex(/^\.[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be an extension of the form .md')
       .default('.md')
       .describe('Extension of new notes, of the form .ext.'),
-    excludePatterns: z
-      .array(z.string())
-      .default(['**/node_modules/**', '**/.git/**', '**/.DS_Store'])
-      .describe('Glob patterns hidden from the file tree and from list_files.'),
+    excludePatterns: globs(['**/node_modules/**', '**/.git/**', '**/.DS_Store'], 'Glob patterns hidden from the file tree and from list_files, in VS Code\'s glob syntax (a leading ! is a plain character); each non-empty, at most 4096 characters.'),
     watchForChanges: flag('Watch the workspace for changes made by other programs.', true),
     showHiddenFiles: flag('Show files and folders whose names start with a dot.', false),
   })
@@ -113,10 +125,7 @@ export const searchSchema = z
     wholeWord: flag('Match whole words only by default.', false),
     useRegex: flag('Treat queries as regular expressions by default.', false),
     maxResults: z.number().int().min(1).max(100000).default(1000).describe('Maximum number of search results.'),
-    excludePatterns: z
-      .array(z.string())
-      .default(['**/node_modules/**', '**/.git/**'])
-      .describe('Glob patterns of files left out of search.'),
+    excludePatterns: globs(['**/node_modules/**', '**/.git/**'], 'Glob patterns of files left out of search, in VS Code\'s glob syntax (a leading ! is a plain character); each non-empty, at most 4096 characters.'),
     indexOnStartup: flag('Build the search index when the server starts.', true),
   })
   .describe('Search defaults.');

@@ -46,11 +46,20 @@ export interface CompiledGlob {
   flags: string;
 }
 
-/** Compiles exclude globs as `picomatch(patterns, { dot: true })` does (on Windows, with its Windows slashes). */
+/**
+ * How exclude globs are read: VS Code's glob syntax (`*`, `**`, `?`, `[…]`, `{a,b}`), matching names that start
+ * with a dot. The extension hands the same patterns to VS Code's `files.exclude` and `search.exclude`, whose globs
+ * know no negation and no extglobs: a leading `!` and `+(…)`, `@(…)`, `!(…)` are plain characters here too (read
+ * as picomatch reads them by default, `!keep.md` would exclude every file but one from list_files while VS Code's
+ * tree showed them all).
+ */
+export const GLOB_OPTIONS = { dot: true, nonegate: true, noextglob: true } as const;
+
+/** Compiles exclude globs as `picomatch(patterns, GLOB_OPTIONS)` does (on Windows, with its Windows slashes). */
 export function compileGlobs(patterns: readonly string[]): CompiledGlob[] {
   const windows = process.platform === 'win32';
   return patterns.map((glob) => {
-    const re = picomatch.makeRe(glob, { dot: true, windows });
+    const re = picomatch.makeRe(glob, { ...GLOB_OPTIONS, windows });
     return { glob, source: re.source, flags: re.flags };
   });
 }

@@ -83,3 +83,32 @@ describe('files.excludePatterns guard', () => {
     }
   });
 });
+
+describe('exclude patterns the glob compiler refuses', () => {
+  it('an empty or over-long pattern is reported and its field takes its default, and the server keeps serving', async function () {
+    this.timeout(60_000);
+    const h = await startServer({ config: { files: { excludePatterns: ['', 'drafts/**'] }, search: { excludePatterns: ['x'.repeat(70_000)] } } });
+    try {
+      fs.mkdirSync(path.join(h.workspace, 'node_modules', 'pkg'), { recursive: true });
+      fs.writeFileSync(path.join(h.workspace, 'node_modules', 'pkg', 'readme.md'), 'needle in a package');
+      fs.mkdirSync(path.join(h.workspace, 'drafts'), { recursive: true });
+      fs.writeFileSync(path.join(h.workspace, 'drafts', 'draft.md'), 'needle in a draft');
+      // Each field is the default as a whole: node_modules is left out, and drafts (the bad array's good item) is not.
+      const listed = (await callOk<{ files: string[] }>(h.client, 'list_files')).files;
+      assert.ok(listed.includes('drafts/draft.md') && !listed.some((f) => f.startsWith('node_modules/')), listed.join(', '));
+      const found = await callOk<{ results: Array<{ file: string }> }>(h.client, 'search_files', { query: 'needle' });
+      assert.deepEqual(found.results.map((r) => r.file), ['drafts/draft.md']);
+      assert.match(await callError(h.client, 'write_file', { path: 'node_modules/pkg/x.md', content: 'x' }), /matches files\.excludePatterns \(\*\*\/node_modules\/\*\*\)/);
+      assert.match(h.stderr(), /files\.excludePatterns.*an exclude pattern must not be empty/);
+      assert.match(h.stderr(), /search\.excludePatterns.*an exclude pattern must be at most 4096 characters/);
+      // Idle past the warm-up the server does after its start, then saved with an empty pattern while it runs.
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      fs.writeFileSync(h.configPath, JSON.stringify({ files: { excludePatterns: [''] } }));
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      assert.ok((await callOk<{ files: string[] }>(h.client, 'list_files')).files.includes('drafts/draft.md'));
+      assert.equal((await callOk<{ results: unknown[] }>(h.client, 'search_files', { query: 'needle' })).results.length, 1);
+    } finally {
+      await h.close();
+    }
+  });
+});

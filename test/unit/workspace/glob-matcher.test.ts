@@ -2,7 +2,7 @@
 // answers must be picomatch's, for every kind of pattern users write.
 import * as assert from 'node:assert/strict';
 import picomatch from 'picomatch';
-import { compileGlobs, createPathFilter, globMatcher } from '../../../src/core/workspace/listing';
+import { compileGlobs, createPathFilter, GLOB_OPTIONS, globMatcher } from '../../../src/core/workspace/listing';
 
 const PATTERNS = [
   '**/node_modules/**',
@@ -64,17 +64,31 @@ describe('exclude globs', () => {
   it("answer exactly as picomatch's matcher for every pattern and path, each pattern alone and all together", () => {
     let matched = 0;
     for (const pattern of PATTERNS) {
-      const reference = picomatch(pattern, { dot: true });
+      const reference = picomatch(pattern, GLOB_OPTIONS);
       const fast = globMatcher(compileGlobs([pattern]));
       for (const p of PATHS) {
         assert.equal(fast(p), reference(p), `${JSON.stringify(pattern)} on ${JSON.stringify(p)}`);
         if (reference(p)) matched++;
       }
     }
-    const all = picomatch(PATTERNS, { dot: true });
+    const all = picomatch(PATTERNS, GLOB_OPTIONS);
     const fastAll = globMatcher(compileGlobs(PATTERNS));
     for (const p of PATHS) assert.equal(fastAll(p), all(p), `all patterns on ${JSON.stringify(p)}`);
     assert.ok(matched > 100, `the cases match often enough to mean something (${matched})`);
+  });
+
+  it('read a leading "!" and extglobs as plain characters, as VS Code\'s files.exclude does', () => {
+    const matches = (pattern: string, p: string) => globMatcher(compileGlobs([pattern]))(p);
+    // picomatch's default would read this as "every file but keep.md".
+    assert.equal(matches('!keep.md', 'other.md'), false);
+    assert.equal(matches('!keep.md', 'keep.md'), false);
+    assert.equal(matches('!keep.md', '!keep.md'), true);
+    assert.equal(matches('**/+(x|y)z.md', 'a/xz.md'), false);
+    assert.equal(matches('**/@(a|b)/*.md', 'x/a/n.md'), false);
+    // What VS Code's globs have still works.
+    assert.equal(matches('**/*.{png,jpg}', 'a/b.jpg'), true);
+    assert.equal(matches('**/[Tt]emp/**', 'x/Temp/y.md'), true);
+    assert.equal(matches('**/draft?.md', 'x/draft1.md'), true);
   });
 
   it('refuse a pattern picomatch refuses, as before', () => {
