@@ -523,6 +523,10 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       ready = true;
       if (listed && snapshot === undefined) snapshot = listed.filter((f) => isNoteFile(f, ctx.config.files.fileExtension)).join('\n');
       await checkNoteSet(false);
+    }).catch((err: Error) => {
+      // The index could not be made (the next request that needs it tries again): resources are read from disk.
+      ctx.deps.log('warn', `listing the notes for resources/list_changed failed: ${err.message}`);
+      ready = true;
     });
   };
 

@@ -164,7 +164,18 @@ export class NotesContext {
   prepareBackgroundWork(): void {
     if (!this.config.search.indexOnStartup) return discardPrestartedWorker();
     if (!prestartedWorkerWaiting()) return;
-    void this.workspaceIndex().then((index) => (index ? index.prepareTexts() : discardPrestartedWorker()));
+    void this.workspaceIndex().then(
+      (index) => (index ? index.prepareTexts() : discardPrestartedWorker()),
+      (err: Error) => this.backgroundFailed('preparing the workspace index', err),
+    );
+  }
+
+  /**
+   * Work started in the background fails without ending the process: the first request that needs it does it
+   * again, and answers the error if it fails again.
+   */
+  private backgroundFailed(what: string, err: Error): void {
+    this.deps.log('error', `${what} failed (the first request that needs it tries again): ${err.message}`);
   }
 
   /**
@@ -172,15 +183,20 @@ export class NotesContext {
    * Once listed, the number of files is remembered for the next start's loader (see listing-hint.ts).
    */
   startBackgroundWork(): void {
-    void this.workspaceIndex().then((index) => {
-      if (!index) return;
-      // Ahead of the listing, unless prepareBackgroundWork did it.
-      if (this.config.search.indexOnStartup) index.prepareTexts();
-      void index.listing().then(async () => {
-        if (index.listed()) await rememberListingSize(this.deps.workspaceRoot, index.stats().files);
-      });
-      return this.config.search.indexOnStartup ? index.caching() : index.listing();
-    });
+    void this.workspaceIndex()
+      .then((index) => {
+        if (!index) return;
+        // Ahead of the listing, unless prepareBackgroundWork did it.
+        if (this.config.search.indexOnStartup) index.prepareTexts();
+        void index
+          .listing()
+          .then(async () => {
+            if (index.listed()) await rememberListingSize(this.deps.workspaceRoot, index.stats().files);
+          })
+          .catch((err: Error) => this.backgroundFailed('listing the workspace', err));
+        return this.config.search.indexOnStartup ? index.caching() : index.listing();
+      })
+      .catch((err: Error) => this.backgroundFailed('indexing the workspace', err));
   }
 
   /**
