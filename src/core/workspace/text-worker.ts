@@ -76,6 +76,8 @@ export interface CacheStats {
 
 /** Unexpected worker failures after which a shard stops keeping texts. */
 const MAX_CRASHES = 3;
+/** How long a cancelled search's worker has to answer before it is stopped (it looks at the flag between lines). */
+const CANCEL_GRACE_MS = 250;
 
 type ToWorker =
   | { type: 'sync'; generation: number; files?: string[]; touched: string[]; linked?: number[] }
@@ -705,9 +707,19 @@ class TextShard {
     }
     return new Promise<WalkSearch>((resolve, reject) => {
       let watchdog: NodeJS.Timeout | undefined;
-      const onAbort = () => Atomics.store(progress, 2, 1);
+      let abandon: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        Atomics.store(progress, 2, 1);
+        // The worker sees the flag between lines. A line the expression backtracks on holds it, and every search
+        // queued after this one, until the budget stops it (for good without one): a worker that has not answered
+        // shortly after is stopped, its texts read again as after a budget's stop.
+        abandon = setTimeout(() => {
+          if (this.pending.get(id) === entry) this.stop(cancelled());
+        }, CANCEL_GRACE_MS);
+      };
       const finish = () => {
         clearInterval(watchdog);
+        clearTimeout(abandon);
         signal?.removeEventListener('abort', onAbort);
         this.pending.delete(id);
         this.updateRef();

@@ -232,6 +232,20 @@ describe('text worker threads', function () {
     await assert.rejects(searchWith(w, slow, query('a', { signal: AbortSignal.abort() }), 1000), /cancelled/);
   });
 
+  it('stops a cancelled search stuck on one line long before its budget, and serves the next one', async () => {
+    // The worker looks at the cancellation between lines: on this line the expression would run for ages.
+    fs.writeFileSync(path.join(root, 'stuck.md'), `${'a'.repeat(40)}!\n`);
+    const w = make({ shards: 1 });
+    w.sync(['stuck.md'], []);
+    await w.cached();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    // A budget of ten minutes: only the cancellation can end this search within the test's time.
+    await assert.rejects(searchWith(w, ['stuck.md'], query('(a+)+$', { regex: true, signal: controller.signal }), 600_000), /cancelled/);
+    const next = await searchWith(w, ['stuck.md'], query('aaa!'), 1000);
+    assert.deepEqual(next.results.map((r) => r.file), ['stuck.md']);
+  });
+
   it('replaces a worker stopped for a runaway expression: the error names the file, the texts come back', async () => {
     const evil = 'evil/runaway.md';
     fs.mkdirSync(path.join(root, 'evil'), { recursive: true });
