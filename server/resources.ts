@@ -524,9 +524,11 @@ function registerSubscriptions(ctx: NotesContext): Disposable {
       if (listed && snapshot === undefined) snapshot = listed.filter((f) => isNoteFile(f, ctx.config.files.fileExtension)).join('\n');
       await checkNoteSet(false);
     }).catch((err: Error) => {
-      // The index could not be made (the next request that needs it tries again): resources are read from disk.
+      // The index could not be made (see NotesContext.backgroundFailed): no snapshot to compare with, so the list is
+      // checked as when there is no index.
       ctx.deps.log('warn', `listing the notes for resources/list_changed failed: ${err.message}`);
       ready = true;
+      return checkNoteSet(false);
     });
   };
 

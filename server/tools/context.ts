@@ -171,11 +171,11 @@ export class NotesContext {
   }
 
   /**
-   * Work started in the background fails without ending the process: the first request that needs it does it
-   * again, and answers the error if it fails again.
+   * Work started in the background that fails is logged instead of ending the process. The index is kept as made
+   * (workspaceIndex): requests that need it answer the same error until a settings change makes another.
    */
   private backgroundFailed(what: string, err: Error): void {
-    this.deps.log('error', `${what} failed (the first request that needs it tries again): ${err.message}`);
+    this.deps.log('error', `${what} failed (requests that need it answer this error until the settings change): ${err.message}`);
   }
 
   /**

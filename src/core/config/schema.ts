@@ -8,7 +8,7 @@ const millis = (description: string, value: number) => z.number().int().nonnegat
 const flag = (description: string, value: boolean) => z.boolean().default(value).describe(description);
 
 /** Longest exclude glob taken, in characters (the glob compiler refuses any over 65 536). */
-export const MAX_GLOB_LENGTH = 4096;
+const MAX_GLOB_LENGTH = 4096;
 
 /** Exclude globs: each one non-empty (an empty glob matches nothing and is refused by the compiler) and bounded. */
 const globs = (defaults: string[], description: string) =>
